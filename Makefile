@@ -1,0 +1,46 @@
+# FutureLib — common tasks. `make help` lists them.
+SWIFT ?= swift
+SWIFT_FORMAT ?= swift-format
+DOCC ?= docc
+TEST_FLAGS ?= -Xswiftc -warnings-as-errors
+
+.PHONY: help build test demo lint format docs tsan asan stress bench bench-report clean
+
+help: ## List the targets
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-13s %s\n", $$1, $$2}'
+
+build: ## Build everything (debug), warnings as errors
+	$(SWIFT) build -Xswiftc -warnings-as-errors
+
+test: ## Run the test suite, warnings as errors (what CI runs)
+	$(SWIFT) test $(TEST_FLAGS)
+
+demo: ## Run the demo: futures and tokens doing their main job
+	$(SWIFT) run -c release Demo
+
+tsan: ## Run the test suite under ThreadSanitizer
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan $(TEST_FLAGS)
+
+asan: ## Run the test suite under AddressSanitizer
+	$(SWIFT) test --sanitize=address --scratch-path .build-asan $(TEST_FLAGS)
+
+stress: ## Repeat the race tests many times (STRESS_ITERATIONS, default 100000)
+	FUTURELIB_STRESS_ITERATIONS=$${STRESS_ITERATIONS:-100000} $(SWIFT) test -c release --scratch-path .build-stress --filter Race
+
+bench: ## Run the benchmarks (release), side by side with their peers
+	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
+
+bench-report: ## Turn benchmark results into Documentation/Performance.md
+	@echo "bench-report: not built yet (see the benchmarks issue)"
+
+lint: ## Check formatting (swift-format --strict)
+	$(SWIFT_FORMAT) lint --strict --recursive Sources Tests Package.swift
+
+format: ## Rewrite sources with swift-format
+	$(SWIFT_FORMAT) format --in-place --recursive Sources Tests Package.swift
+
+docs: ## Build the DocC archives of both modules, warnings as errors
+	./Scripts/build-docs.sh
+
+clean: ## Remove build products
+	rm -rf .build .build-* .docc-build docs-site Benchmarks/.build

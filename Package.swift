@@ -1,0 +1,32 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// One settings list for every target, so the whole package builds under the same rules.
+let swiftSettings: [SwiftSetting] = [
+    // `any P` spelled out: existential costs are visible at the use site.
+    .enableUpcomingFeature("ExistentialAny"),
+    // A file sees only the modules it imports itself.
+    .enableUpcomingFeature("MemberImportVisibility"),
+    // Imports are internal unless marked `public import`, so nothing leaks into the API by accident.
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    // `nonisolated async` functions run on the caller's executor (`value() async` hops nowhere).
+    .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+    // Every public type says whether it is `Sendable`.
+    .treatWarning("ExplicitSendable", as: .warning),
+]
+
+let package = Package(
+    name: "FutureLib",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "Cancellation", targets: ["Cancellation"]),
+        .library(name: "FutureLib", targets: ["FutureLib"]),
+    ],
+    targets: [
+        .target(name: "Cancellation", swiftSettings: swiftSettings),
+        .target(name: "FutureLib", dependencies: ["Cancellation"], swiftSettings: swiftSettings),
+        .executableTarget(name: "Demo", dependencies: ["FutureLib"], swiftSettings: swiftSettings),
+        .testTarget(name: "CancellationTests", dependencies: ["Cancellation"], swiftSettings: swiftSettings),
+        .testTarget(name: "FutureLibTests", dependencies: ["FutureLib"], swiftSettings: swiftSettings),
+    ]
+)

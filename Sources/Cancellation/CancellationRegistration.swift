@@ -1,0 +1,69 @@
+/// A handler stored on a token by ``CancellationToken/onCancel(_:)``, which can be removed again.
+///
+/// Unregister when the work finished before cancellation, so the handler (and everything it
+/// captures) is released at once instead of living as long as the request. This is .NET's
+/// `CancellationTokenRegistration`.
+///
+/// ```swift
+/// let registration = token.onCancel { socket.close() }
+/// let reply = try socket.read()
+/// registration.unregister()
+/// ```
+///
+/// Registrations are equal when they refer to the same stored handler. A registration returned
+/// for a handler that ran at once or was never stored (``CancellationToken/none``) is inert.
+public struct CancellationRegistration: Sendable, Hashable {
+    let core: CancellationCore?
+    let key: RegistrationList.Key?
+
+    /// Removes the handler if it has not started yet.
+    ///
+    /// ```swift
+    /// let registration = token.onCancel { print("cancelled") }
+    /// if registration.unregister() { print("the handler will never run") }
+    /// ```
+    ///
+    /// ### Semantics
+    /// - O(1) whatever the number of registrations, and never blocks on a running handler.
+    /// - Racing ``CancellationRequest/cancel()``, exactly one of "this returned `true`" and "the
+    ///   handler ran" happens.
+    /// - Calling it again, or after the handler ran, does nothing and returns `false`.
+    ///
+    /// - Returns: `true` exactly when this call removed the handler before it started.
+    @discardableResult
+    public func unregister() -> Bool {
+        guard let core, let key else { return false }
+        return core.unregister(key)
+    }
+
+    /// Removes the handler, and if it is running on another thread right now, waits until it returned.
+    ///
+    /// Use it before releasing what the handler touches:
+    ///
+    /// ```swift
+    /// let registration = token.onCancel { buffer.discard() }
+    /// // ...
+    /// registration.unregisterAndWait()
+    /// buffer.deallocate()  // no handler can be using it any more
+    /// ```
+    ///
+    /// ### Semantics
+    /// - Otherwise exactly like ``unregister()``.
+    /// - It blocks only while the handler is running on another thread; handlers are meant to be
+    ///   short, so this is brief even in async code.
+    /// - Called on the thread that is running cancellation handlers (from inside a handler, for
+    ///   example), it returns at once instead of waiting for itself.
+    public func unregisterAndWait() {
+        guard let core, let key else { return }
+        core.unregisterAndWait(key)
+    }
+
+    public static func == (lhs: CancellationRegistration, rhs: CancellationRegistration) -> Bool {
+        lhs.core === rhs.core && lhs.key == rhs.key
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(core.map(ObjectIdentifier.init))
+        hasher.combine(key)
+    }
+}

@@ -1,0 +1,54 @@
+package import Dispatch
+
+extension CancellationRequest {
+    /// Creates a request that cancels itself after `delay`.
+    ///
+    /// The timer starts now and keeps the request alive until it fires, so the token alone is enough:
+    ///
+    /// ```swift
+    /// let token = CancellationRequest(cancelAfter: .seconds(5)).token
+    /// let page = try await fetch(url, cancellationToken: token)  // cancelled if it takes over 5 s
+    /// ```
+    ///
+    /// A delay of zero or less cancels the request before `init` returns.
+    ///
+    /// - Parameter delay: How long until cancellation. Negative delays count as zero.
+    public convenience init(cancelAfter delay: Duration) {
+        self.init()
+        cancel(after: delay)
+    }
+
+    /// Arms, or re-arms, a timer that cancels this request after `delay`.
+    ///
+    /// ```swift
+    /// let request = CancellationRequest()
+    /// request.cancel(after: .seconds(30))  // an idle timeout...
+    /// request.cancel(after: .seconds(30))  // ...pushed back on activity: the last call wins
+    /// ```
+    ///
+    /// ### Semantics
+    /// - A later call replaces the pending deadline, earlier or later: the last call wins.
+    /// - After the request is cancelled it does nothing.
+    /// - A delay of zero or less cancels at once, on this thread. Negative delays count as zero.
+    /// - The timer fires on a Dispatch global queue (not the cooperative pool) and runs the
+    ///   handlers there. A pending timer keeps the request alive; ``cancel()`` stops it.
+    ///
+    /// - Parameter delay: How long from now until cancellation.
+    public func cancel(after delay: Duration) {
+        guard delay > .zero else {
+            cancel()
+            return
+        }
+        core.arm(at: .now() + delay.dispatchInterval, for: self)
+    }
+}
+
+extension Duration {
+    /// This duration as whole nanoseconds for Dispatch, clamped to what Dispatch can represent.
+    package var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        guard seconds < Int64(Int.max / 1_000_000_000) - 1 else { return .never }
+        guard seconds >= 0, attoseconds >= 0 else { return .nanoseconds(0) }
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+}

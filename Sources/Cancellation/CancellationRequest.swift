@@ -1,0 +1,83 @@
+/// The owner side of cancellation: the object that decides, once, that work should stop.
+///
+/// Hand out its ``token`` to the code that does the work; keep the request itself where the
+/// decision is made. This is .NET's `CancellationTokenSource`.
+///
+/// ```swift
+/// let request = CancellationRequest()
+/// let download = startDownload(url, cancellationToken: request.token)
+/// cancelButton.onTap { request.cancel() }
+/// ```
+///
+/// ### Handlers
+/// ``cancel()`` runs every handler registered with ``CancellationToken/onCancel(_:)`` exactly once,
+/// synchronously on the calling thread, newest registration first, and outside any internal lock:
+/// a handler may register, unregister or cancel other requests without deadlock.
+///
+/// ### Lifetime
+/// Tokens do not keep their request alive. When a request is deallocated without being cancelled,
+/// its tokens' ``CancellationToken/canBeCancelled`` turns `false` and every stored handler is
+/// released without running. A pending timer (``cancel(after:)``) and a live source of a linked
+/// request (``init(linkedTo:)``) do keep the request alive, since each can still cancel it.
+public final class CancellationRequest: Sendable {
+    let core = CancellationCore()
+
+    /// Creates a request that is not cancelled.
+    ///
+    /// ```swift
+    /// let request = CancellationRequest()
+    /// #expect(request.isCancellationRequested == false)
+    /// ```
+    public init() {}
+
+    deinit {
+        core.abandon()
+    }
+
+    /// The token to hand to the work that this request can cancel.
+    ///
+    /// Tokens are cheap values; every call returns an equal token.
+    ///
+    /// ```swift
+    /// let request = CancellationRequest()
+    /// let token = request.token
+    /// request.cancel()
+    /// #expect(token.isCancellationRequested)
+    /// ```
+    public var token: CancellationToken {
+        CancellationToken(core: core)
+    }
+
+    /// Whether ``cancel()`` has been called (or a timer or linked source fired).
+    ///
+    /// ```swift
+    /// let request = CancellationRequest()
+    /// request.cancel()
+    /// #expect(request.isCancellationRequested)
+    /// ```
+    ///
+    /// It turns `true` at the start of ``cancel()``, before the handlers run.
+    public var isCancellationRequested: Bool {
+        core.isCancellationRequested
+    }
+
+    /// Requests cancellation and runs the registered handlers.
+    ///
+    /// ```swift
+    /// let request = CancellationRequest()
+    /// request.token.onCancel { print("stopping") }
+    /// request.cancel()  // prints "stopping"
+    /// request.cancel()  // does nothing
+    /// ```
+    ///
+    /// ### Semantics
+    /// - Idempotent: only the first call has an effect; later calls return at once, even while the
+    ///   first is still running handlers on another thread.
+    /// - Every handler registered before this call runs exactly once, synchronously on this
+    ///   thread, newest registration first. The internal lock is taken once per handler and is
+    ///   never held while a handler runs.
+    /// - A pending timer is stopped. Handlers are released as they run.
+    public func cancel() {
+        core.cancel()
+    }
+}

@@ -1,0 +1,51 @@
+import Dispatch
+
+extension CancellationToken {
+    /// Blocks the calling thread until cancellation is requested or `timeout` has passed.
+    ///
+    /// Meant for threads you own, scripts and tests; async code uses ``wait()``.
+    ///
+    /// ```swift
+    /// let request = CancellationRequest(cancelAfter: .milliseconds(50))
+    /// let cancelled = request.token.wait(timeout: .seconds(5))  // true, after about 50 ms
+    /// ```
+    ///
+    /// On ``none`` it blocks for the whole timeout and returns `false`.
+    ///
+    /// - Parameter timeout: The longest time to block. Negative timeouts count as zero.
+    /// - Returns: `true` if cancellation was requested before the timeout.
+    @available(*, noasync, message: "wait(timeout:) blocks the thread; use 'await token.wait()' in async code")
+    public func wait(timeout: Duration) -> Bool {
+        if isCancellationRequested { return true }
+        let semaphore = DispatchSemaphore(value: 0)
+        let registration = onCancel { semaphore.signal() }
+        let signalled = semaphore.wait(timeout: .now() + timeout.dispatchInterval) == .success
+        registration.unregister()
+        return signalled || isCancellationRequested
+    }
+
+    /// Suspends until cancellation is requested, or until the calling task is cancelled.
+    ///
+    /// It never blocks a thread. Check ``isCancellationRequested`` afterwards when task
+    /// cancellation may also have ended the wait.
+    ///
+    /// ```swift
+    /// Task {
+    ///     await shutdown.token.wait()
+    ///     await server.stop()
+    /// }
+    /// ```
+    ///
+    /// On ``none`` or a token that can no longer be cancelled it returns only when the task is cancelled.
+    public func wait() async {
+        guard !isCancellationRequested else { return }
+        let once = ResumeOnce()
+        let registration = onCancel { once.resume() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { once.install($0) }
+        } onCancel: {
+            once.resume()
+        }
+        registration.unregister()
+    }
+}

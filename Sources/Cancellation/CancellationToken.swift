@@ -1,0 +1,119 @@
+/// The observer side of cancellation: a cheap value that work checks and subscribes to.
+///
+/// Take a token as a parameter (conventionally `cancellationToken: CancellationToken = .none`),
+/// check it between steps, or register a handler that stops the work. A token cannot cancel
+/// anything itself; only its ``CancellationRequest`` can. This is .NET's `CancellationToken`.
+///
+/// ```swift
+/// func checksum(of chunks: [[UInt8]], cancellationToken: CancellationToken = .none) throws -> UInt32 {
+///     var sum: UInt32 = 0
+///     for chunk in chunks {
+///         try cancellationToken.checkCancellation()
+///         for byte in chunk { sum = sum &* 31 &+ UInt32(byte) }
+///     }
+///     return sum
+/// }
+/// ```
+///
+/// Two tokens are equal when they observe the same request.
+public struct CancellationToken: Sendable, Hashable {
+    let core: CancellationCore?
+
+    init(core: CancellationCore?) {
+        self.core = core
+    }
+
+    /// A token that can never be cancelled: the default for optional cancellation.
+    ///
+    /// ```swift
+    /// let token = CancellationToken.none
+    /// #expect(token.canBeCancelled == false)
+    /// token.onCancel { fatalError("never runs") }  // stores nothing
+    /// ```
+    public static var none: CancellationToken {
+        CancellationToken(core: nil)
+    }
+
+    /// A token that is already cancelled.
+    ///
+    /// ```swift
+    /// #expect(throws: CancellationError.self) { try CancellationToken.cancelled.checkCancellation() }
+    /// ```
+    public static var cancelled: CancellationToken {
+        CancellationToken(core: .alreadyCancelled)
+    }
+
+    /// Whether cancellation has been requested.
+    ///
+    /// ```swift
+    /// while !token.isCancellationRequested { step() }
+    /// ```
+    ///
+    /// Once `true`, it stays `true`. It turns `true` before the handlers run.
+    public var isCancellationRequested: Bool {
+        core?.isCancellationRequested ?? false
+    }
+
+    /// Whether this token is, or may still become, cancelled.
+    ///
+    /// `false` for ``none`` and for a token whose request was deallocated without being cancelled:
+    /// such a token never fires, so work may skip registering handlers on it.
+    ///
+    /// ```swift
+    /// if token.canBeCancelled { registration = token.onCancel { connection.close() } }
+    /// ```
+    public var canBeCancelled: Bool {
+        guard let core else { return false }
+        return core.isCancellationRequested || core.canBeCancelled
+    }
+
+    /// Registers a handler that runs when cancellation is requested.
+    ///
+    /// ```swift
+    /// let registration = token.onCancel { connection.close() }
+    /// defer { registration.unregister() }  // the work finished first: the handler is not needed
+    /// try await connection.send(request)
+    /// ```
+    ///
+    /// ### Semantics
+    /// - The handler runs exactly once, synchronously on the thread that calls
+    ///   ``CancellationRequest/cancel()`` (or the timer's thread), newest registration first.
+    /// - On a token that is already cancelled, the handler runs at once on this thread, before
+    ///   `onCancel` returns.
+    /// - On ``none``, or a token whose request was deallocated without being cancelled, nothing is
+    ///   stored and nothing runs.
+    /// - The handler is released as soon as it ran, was unregistered, or its request was deallocated.
+    ///
+    /// - Parameter handler: The code to run on cancellation. Keep it short and non-blocking: it
+    ///   runs on the cancelling thread, before `cancel()` returns.
+    /// - Returns: A registration that can remove the handler in O(1) if the work finishes first.
+    @discardableResult
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) -> CancellationRegistration {
+        guard let core, let key = core.register(handler) else {
+            return CancellationRegistration(core: nil, key: nil)
+        }
+        return CancellationRegistration(core: core, key: key)
+    }
+
+    /// Throws `CancellationError` when cancellation has been requested.
+    ///
+    /// ```swift
+    /// for item in items {
+    ///     try token.checkCancellation()
+    ///     process(item)
+    /// }
+    /// ```
+    ///
+    /// - Throws: `CancellationError` if ``isCancellationRequested`` is `true`.
+    public func checkCancellation() throws {
+        if isCancellationRequested { throw CancellationError() }
+    }
+
+    public static func == (lhs: CancellationToken, rhs: CancellationToken) -> Bool {
+        lhs.core === rhs.core
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(core.map(ObjectIdentifier.init))
+    }
+}

@@ -1,0 +1,166 @@
+import Dispatch
+import Synchronization
+
+/// The shared heart of a request: what its tokens and registrations point at.
+///
+/// The request owns the core; tokens and registrations hold it too, but never the request, so a
+/// request is deallocated as soon as its owner (and any pending timer or source link) lets go, and
+/// the core then becomes `abandoned`: ``CancellationToken/canBeCancelled`` turns false and every
+/// stored handler is released.
+final class CancellationCore: Sendable {
+    typealias Handler = RegistrationList.Handler
+
+    private let state = Mutex(CancellationState())
+    /// Mirrors "phase is cancelling or cancelled" so that `isCancellationRequested` costs one load.
+    private let requested = Atomic<Bool>(false)
+    /// Mirrors "phase is abandoned".
+    private let abandoned = Atomic<Bool>(false)
+
+    init() {}
+
+    /// A core that is cancelled from the start, shared by every ``CancellationToken/cancelled``.
+    static let alreadyCancelled: CancellationCore = {
+        let core = CancellationCore()
+        core.cancel()
+        return core
+    }()
+
+    var isCancellationRequested: Bool {
+        // Acquiring: a thread that sees `true` also sees everything the canceller did before `cancel()`.
+        requested.load(ordering: .acquiring)
+    }
+
+    var canBeCancelled: Bool {
+        !abandoned.load(ordering: .relaxed)  // a hint only; racing deallocation is allowed either way
+    }
+
+    // MARK: - Registration
+
+    /// Stores `handler`, or runs it at once when cancellation was already requested.
+    /// Returns the key it is stored under, or nil when it ran or was dropped.
+    func register(_ handler: @escaping Handler) -> RegistrationList.Key? {
+        if isCancellationRequested {
+            handler()
+            return nil
+        }
+        let action = state.withLock { $0.register(handler) }
+        switch action {
+        case .stored(let key):
+            return key
+        case .runNow:
+            handler()
+            return nil
+        case .drop:
+            return nil
+        }
+    }
+
+    /// Removes the handler stored under `key`. True exactly when it had not started.
+    func unregister(_ key: RegistrationList.Key) -> Bool {
+        let action = state.withLock { $0.unregister(key) }
+        if case .removed = action { return true }  // the handler is released here, outside the lock
+        return false
+    }
+
+    /// Like `unregister`, and when the handler is running on another thread, waits until it returned.
+    func unregisterAndWait(_ key: RegistrationList.Key) {
+        let action = state.withLock { $0.unregister(key) }
+        guard case .running = action else { return }
+        if CancellingThread.isRunningHandlers(of: self) { return }  // waiting here would wait for ourselves
+        let semaphore = DispatchSemaphore(value: 0)
+        let mustWait = state.withLock { $0.waitForRunningHandler(key, semaphore: semaphore) }
+        if mustWait { semaphore.wait() }
+    }
+
+    // MARK: - Cancellation
+
+    /// Requests cancellation: runs every stored handler once, newest first, on this thread,
+    /// taking the lock once per handler and never holding it while a handler runs.
+    func cancel() {
+        let action = state.withLock { state -> CancellationState.CancelAction in
+            let action = state.cancel()
+            if case .runHandlers = action {
+                // Releasing: pairs with the acquiring load in `isCancellationRequested`.
+                requested.store(true, ordering: .releasing)
+            }
+            return action
+        }
+        guard case .runHandlers(let timer) = action else { return }
+        timer?.cancel()
+
+        var step = state.withLock { $0.nextHandler(after: nil) }
+        guard step.next != nil else { return }
+        CancellingThread.runHandlers(of: self) {
+            while let (key, handler) = step.next {
+                handler()
+                step = state.withLock { $0.nextHandler(after: key) }
+                for waiter in step.wake { waiter.signal() }
+            }
+        }
+    }
+
+    /// The request was deallocated without being cancelled.
+    func abandon() {
+        let released = state.withLock { state in
+            let released = state.abandon()
+            if released != nil { abandoned.store(true, ordering: .relaxed) }
+            return released
+        }
+        released?.timer?.cancel()
+        _ = consume released  // the handlers' captures are released here, outside the lock
+    }
+
+    // MARK: - Timer
+
+    /// Arms (or re-arms) the timer that cancels `request` at `deadline`. The timer's handler holds
+    /// the request, so a pending timer keeps it alive; cancelling releases the timer.
+    func arm(at deadline: DispatchTime, for request: CancellationRequest) {
+        state.withLock { state in
+            switch state.armTimer() {
+            case .none:
+                return
+            case .reschedule(let timer):
+                timer.schedule(deadline: deadline)
+            case .create:
+                let timer = DispatchSource.makeTimerSource(queue: .global())
+                timer.setEventHandler { request.cancel() }
+                timer.schedule(deadline: deadline)
+                state.install(timer)
+                timer.activate()
+            }
+        }
+    }
+}
+
+/// Knows which cores the current thread is running cancellation handlers for, so that
+/// `unregisterAndWait()` called from inside a handler returns at once instead of deadlocking.
+///
+/// The standard library has no thread-local API; a task-local bound in synchronous code outside a
+/// task falls back to thread-local storage, and inside a task it is scoped to this synchronous call.
+enum CancellingThread {
+    /// A node of the chain of cores being cancelled on this thread (a handler may cancel another request).
+    final class Frame: Sendable {
+        let core: ObjectIdentifier
+        let outer: Frame?
+        init(core: ObjectIdentifier, outer: Frame?) {
+            self.core = core
+            self.outer = outer
+        }
+    }
+
+    @TaskLocal static var innermost: Frame?
+
+    static func runHandlers(of core: CancellationCore, _ body: () -> Void) {
+        $innermost.withValue(Frame(core: ObjectIdentifier(core), outer: innermost), operation: body)
+    }
+
+    static func isRunningHandlers(of core: CancellationCore) -> Bool {
+        var frame = innermost
+        let id = ObjectIdentifier(core)
+        while let current = frame {
+            if current.core == id { return true }
+            frame = current.outer
+        }
+        return false
+    }
+}

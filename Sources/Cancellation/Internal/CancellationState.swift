@@ -1,0 +1,141 @@
+import Dispatch
+
+/// The state of one cancellation request, as a pure value: every event is a `mutating` method that
+/// returns what the caller must do once the lock is released (the async-algorithms pattern).
+///
+/// Nothing here runs a handler, signals a waiter or releases a closure: those are carried out by
+/// ``CancellationCore`` after `withLock` returns.
+struct CancellationState {
+    typealias Handler = RegistrationList.Handler
+
+    enum Phase {
+        /// Handlers may be registered and the request may still be cancelled.
+        case active
+        /// `cancel()` is running the stored handlers one by one.
+        case cancelling
+        /// Every handler ran; nothing is stored any more.
+        case cancelled
+        /// The request was deallocated without being cancelled: it never will be.
+        case abandoned
+    }
+
+    private(set) var phase = Phase.active
+    private var handlers = RegistrationList()
+    /// The handler that the cancelling thread is running right now.
+    private var running: RegistrationList.Key?
+    /// Threads blocked in `unregisterAndWait()` until `running` returns.
+    private var waiters: [DispatchSemaphore] = []
+    /// The pending `cancel(after:)` timer, if any.
+    private var timer: (any DispatchSourceTimer)?
+
+    // MARK: - Registration
+
+    enum RegisterAction {
+        /// The handler is stored under this key.
+        case stored(RegistrationList.Key)
+        /// Cancellation was already requested: run the handler now, on this thread.
+        case runNow
+        /// The request can never be cancelled: drop the handler.
+        case drop
+    }
+
+    mutating func register(_ handler: @escaping Handler) -> RegisterAction {
+        switch phase {
+        case .active: .stored(handlers.append(handler))
+        case .cancelling, .cancelled: .runNow
+        case .abandoned: .drop
+        }
+    }
+
+    enum UnregisterAction {
+        /// The handler was removed before it started; release it outside the lock.
+        case removed(Handler)
+        /// The handler is running on the cancelling thread right now.
+        case running
+        /// The handler already ran, was already removed, or was never stored.
+        case gone
+    }
+
+    mutating func unregister(_ key: RegistrationList.Key) -> UnregisterAction {
+        if let handler = handlers.remove(key) { return .removed(handler) }
+        return running == key ? .running : .gone
+    }
+
+    /// Registers a waiter for the running handler `key`; false when it has already returned.
+    mutating func waitForRunningHandler(_ key: RegistrationList.Key, semaphore: DispatchSemaphore) -> Bool {
+        guard running == key else { return false }
+        waiters.append(semaphore)
+        return true
+    }
+
+    // MARK: - Cancellation
+
+    enum CancelAction {
+        /// This call moved the request to `cancelling`: drain the handlers, and cancel the timer.
+        case runHandlers(timer: (any DispatchSourceTimer)?)
+        /// Already cancelling, cancelled or abandoned.
+        case none
+    }
+
+    mutating func cancel() -> CancelAction {
+        guard case .active = phase else { return .none }
+        phase = .cancelling
+        defer { timer = nil }
+        return .runHandlers(timer: timer)
+    }
+
+    /// Called by the cancelling thread when `previous` (if any) returned: hands out the next handler
+    /// to run, or finishes cancellation. Returns the waiters to wake for `previous`.
+    mutating func nextHandler(
+        after previous: RegistrationList.Key?
+    ) -> (next: (key: RegistrationList.Key, handler: Handler)?, wake: [DispatchSemaphore]) {
+        var wake: [DispatchSemaphore] = []
+        if previous != nil, !waiters.isEmpty {
+            swap(&wake, &waiters)
+        }
+        let next = handlers.removeNewest()
+        running = next?.key
+        if next == nil {
+            phase = .cancelled
+            handlers = RegistrationList()  // frees the slab; every slot is empty by now
+        }
+        return (next, wake)
+    }
+
+    // MARK: - Deallocation of the request
+
+    /// The request is gone without being cancelled: nothing stored can ever run.
+    /// Returns what to release outside the lock.
+    mutating func abandon() -> (handlers: RegistrationList, timer: (any DispatchSourceTimer)?)? {
+        guard case .active = phase else { return nil }
+        phase = .abandoned
+        defer {
+            handlers = RegistrationList()
+            timer = nil
+        }
+        return (handlers, timer)
+    }
+
+    // MARK: - Timer
+
+    enum ArmAction {
+        /// No timer yet: create one and ``install(_:)`` it.
+        case create
+        /// Re-schedule this existing timer.
+        case reschedule(any DispatchSourceTimer)
+        /// Cancelled or abandoned: a timer has nothing left to do.
+        case none
+    }
+
+    /// The caller arms the timer inside the same `withLock` (scheduling a dispatch source runs no
+    /// user code), so concurrent `cancel(after:)` calls take effect in lock order: the last one wins.
+    mutating func armTimer() -> ArmAction {
+        guard case .active = phase else { return .none }
+        if let timer { return .reschedule(timer) }
+        return .create
+    }
+
+    mutating func install(_ new: any DispatchSourceTimer) {
+        timer = new
+    }
+}

@@ -1,0 +1,22 @@
+public import Dispatch
+
+/// A `DispatchQueue` is an execution context: work is submitted with `async`.
+///
+/// A serial queue runs continuations in registration order.
+///
+/// ```swift
+/// let queue = DispatchQueue(label: "com.example.parser")
+/// future.onSuccess(on: queue) { document in index(document) }
+/// ```
+extension DispatchQueue: ExecutionContext {
+    /// Submits `work` to this queue with `async`.
+    ///
+    /// ```swift
+    /// DispatchQueue.global().execute { print("on a Dispatch thread") }
+    /// ```
+    ///
+    /// - Parameter work: The code to run.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        async(execute: work)
+    }
+}

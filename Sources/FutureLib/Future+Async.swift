@@ -1,0 +1,68 @@
+extension Future {
+    /// Suspends until the future completes, and returns its value.
+    ///
+    /// This is the overload async code picks: it never blocks a thread.
+    ///
+    /// ```swift
+    /// let user = try await fetchUser(id).value()
+    /// ```
+    ///
+    /// ### Cancellation
+    /// If the awaiting task is cancelled, this throws `CancellationError` at once and removes its
+    /// continuation. Only this wait is abandoned: the future, its other waiters and the work that
+    /// produces it are untouched (cancel the work with its token).
+    ///
+    /// - Returns: The value.
+    /// - Throws: `CancellationError` if the task was cancelled, otherwise the future's error.
+    public func value() async throws -> Value {
+        try await awaitResult(timeout: nil).get()
+    }
+
+    /// Suspends until the future completes or `timeout` passes, and returns its value.
+    ///
+    /// ```swift
+    /// let config = try await loadConfig().value(timeout: .seconds(2))
+    /// ```
+    ///
+    /// - Parameter timeout: The longest time to wait. Negative timeouts count as zero.
+    /// - Returns: The value.
+    /// - Throws: ``FutureError/timeout`` if the future is still pending at the deadline,
+    ///   `CancellationError` if the task was cancelled, otherwise the future's error.
+    public func value(timeout: Duration) async throws -> Value {
+        try await awaitResult(timeout: timeout).get()
+    }
+
+    /// Suspends until the future completes or `timeout` passes.
+    ///
+    /// ```swift
+    /// if await !future.wait(timeout: .seconds(1)) { print("still running") }
+    /// ```
+    ///
+    /// Task cancellation ends the wait early.
+    ///
+    /// - Parameter timeout: The longest time to wait. Negative timeouts count as zero.
+    /// - Returns: `true` if the future is complete.
+    public func wait(timeout: Duration) async -> Bool {
+        _ = try? await awaitResult(timeout: timeout)
+        return isCompleted
+    }
+
+    /// The result; or `CancellationError` when the task is cancelled first, or
+    /// `FutureError.timeout` when the timeout passes first.
+    private func awaitResult(timeout: Duration?) async throws -> Result<Value, any Error> {
+        if let result { return result }
+        await withTaskCancellationToken { taskToken in
+            // One token for both ways the wait can end early; cancelling it removes the continuation.
+            let waiter = CancellationRequest(linkedTo: [taskToken])
+            if let timeout { waiter.cancel(after: timeout) }
+            await withCheckedContinuation { continuation in
+                observe(on: .synchronous, cancellationToken: waiter.token, .result { _ in continuation.resume() })
+            }
+            waiter.cancel()  // stops the timer
+        }
+        // Resumed by completion, or by the waiter's token (and then the future may still have won the race).
+        if let result { return result }
+        if Task.isCancelled { throw CancellationError() }
+        throw FutureError.timeout
+    }
+}

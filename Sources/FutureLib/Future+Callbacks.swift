@@ -1,0 +1,111 @@
+import Synchronization
+
+extension Future {
+    /// Calls `f` with the result when the future completes.
+    ///
+    /// ```swift
+    /// download.onComplete(on: DispatchQueue.main) { result in
+    ///     switch result {
+    ///     case .success(let data): show(data)
+    ///     case .failure(let error as CancellationError): _ = error  // the user gave up
+    ///     case .failure(let error): report(error)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// ### Semantics
+    /// - `f` runs exactly once, on `context`. On a serial context, continuations run in
+    ///   registration order. If the future is already complete, `f` is dispatched at once.
+    /// - If `cancellationToken` is cancelled before the future completes, `f` is unregistered at
+    ///   once (and released) and called once with `CancellationError`. A token that is already
+    ///   cancelled wins even over a result that already exists. The future itself is not completed
+    ///   by that cancellation; other continuations are unaffected.
+    /// - Racing completion and cancellation, exactly one of the two reaches `f`.
+    ///
+    /// - Parameters:
+    ///   - context: Where `f` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Removes `f` early; it then gets `CancellationError`.
+    ///   - f: The continuation.
+    public func onComplete(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ f: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) {
+        observe(on: context, cancellationToken: cancellationToken, .result(f))
+    }
+
+    /// Calls `f` with the value when the future succeeds.
+    ///
+    /// ```swift
+    /// user.onSuccess(on: DispatchQueue.main) { user in nameLabel.text = user.name }
+    /// ```
+    ///
+    /// ### Semantics
+    /// As ``onComplete(on:cancellationToken:_:)``, except that `f` is called only for a success:
+    /// never for a failure, and never when `cancellationToken` is cancelled first.
+    ///
+    /// - Parameters:
+    ///   - context: Where `f` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Removes `f` early; it is then never called.
+    ///   - f: The continuation.
+    public func onSuccess(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ f: @escaping @Sendable (Value) -> Void
+    ) {
+        observe(on: context, cancellationToken: cancellationToken, .value(f))
+    }
+
+    /// Calls `f` with the error when the future fails.
+    ///
+    /// ```swift
+    /// upload.onFailure { error in logger.error("upload failed: \(error)") }
+    /// ```
+    ///
+    /// ### Semantics
+    /// As ``onComplete(on:cancellationToken:_:)``, except that `f` is called only for a failure,
+    /// including once with `CancellationError` when `cancellationToken` is cancelled first.
+    ///
+    /// - Parameters:
+    ///   - context: Where `f` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Removes `f` early; it then gets `CancellationError`.
+    ///   - f: The continuation.
+    public func onFailure(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ f: @escaping @Sendable (any Error) -> Void
+    ) {
+        observe(on: context, cancellationToken: cancellationToken, .error(f))
+    }
+
+    // MARK: - Registration
+
+    /// Registers `callback` to run on `context` with the result, or with `CancellationError` when
+    /// `cancellationToken` fires first.
+    func observe(on context: any ExecutionContext, cancellationToken: CancellationToken, _ callback: Callback<Value>) {
+        if cancellationToken.isCancellationRequested {
+            cancelled(Continuation(id: 0, context: context, callback: callback, registration: nil))
+            return
+        }
+        let id: UInt32
+        switch state.withLock({ $0.add(context: context, callback: callback) }) {
+        case .dispatch(let result):
+            Continuation(id: 0, context: context, callback: callback, registration: nil).dispatch(result)
+            return
+        case .stored(let storedID):
+            id = storedID
+        }
+        guard cancellationToken.canBeCancelled else { return }
+        let registration = cancellationToken.onCancel { [self] in
+            if let removed = state.withLock({ $0.remove(id) }) { cancelled(removed) }
+        }
+        if !state.withLock({ $0.attach(registration, to: id) }) {
+            registration.unregister()  // completed or cancelled meanwhile: release the handler
+        }
+    }
+
+    private func cancelled(_ continuation: Continuation<Value>) {
+        guard continuation.callback.takesErrors else { return }  // onSuccess is never called
+        continuation.dispatch(.failure(CancellationError()))
+    }
+}

@@ -1,0 +1,163 @@
+import Synchronization
+
+/// A value that becomes available later, exactly once: a success or an error.
+///
+/// A future is read-only; its ``Promise`` (or the work given to `init`) completes it. Register
+/// continuations with ``onComplete(on:cancellationToken:_:)``, compose futures with combinators
+/// such as `map` and `flatMap`, or wait for the result with ``value()`` (blocking) or
+/// `try await value()` (async).
+///
+/// ```swift
+/// let future = Future { try String(contentsOfFile: path) }  // runs on `.default`
+/// future.onSuccess { text in print(text.count) }
+/// let text = try await future.value()
+/// ```
+///
+/// ### Completion
+/// A future completes exactly once; the result never changes afterwards. Continuations run
+/// exactly once each, on the context they were given, and are released after they ran.
+public final class Future<Value: Sendable>: Sendable {
+    let state: Mutex<FutureState<Value>>
+
+    /// A pending future, completed by its ``Promise`` or its work.
+    init() {
+        state = Mutex(FutureState())
+    }
+
+    /// Creates a future that already succeeded with `value`.
+    ///
+    /// ```swift
+    /// func cachedUser(_ id: Int) -> Future<User> {
+    ///     if let user = cache[id] { return Future(value: user) }
+    ///     return fetchUser(id)
+    /// }
+    /// ```
+    ///
+    /// - Parameter value: The value.
+    public init(value: Value) {
+        state = Mutex(FutureState(result: .success(value)))
+    }
+
+    /// Creates a future that already failed with `error`.
+    ///
+    /// ```swift
+    /// guard let url = URL(string: text) else { return Future(error: URLError(.badURL)) }
+    /// ```
+    ///
+    /// - Parameter error: The error.
+    public init(error: any Error) {
+        state = Mutex(FutureState(result: .failure(error)))
+    }
+
+    /// Creates a future completed by running `work` on `context`.
+    ///
+    /// ```swift
+    /// let request = CancellationRequest(cancelAfter: .seconds(1))
+    /// let digest = Future(on: .default, cancellationToken: request.token) { try sha256(of: file) }
+    /// ```
+    ///
+    /// ### Cancellation
+    /// If the token is cancelled before `work` starts, `work` never runs. If it is cancelled while
+    /// `work` runs, the future fails with `CancellationError` at once and the value that `work`
+    /// returns later is dropped; `work` itself can check the token to stop early.
+    ///
+    /// - Parameters:
+    ///   - context: Where `work` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels the future (and skips `work` if it has not started).
+    ///   - work: Produces the value, or throws the error the future fails with.
+    public convenience init(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ work: @escaping @Sendable () throws -> Value
+    ) {
+        self.init()
+        guard !cancellationToken.isCancellationRequested else {
+            complete(with: .failure(CancellationError()))
+            return
+        }
+        let registration = cancellationToken.onCancel { [self] in
+            complete(with: .failure(CancellationError()))
+        }
+        context.execute { [self] in
+            defer { registration.unregister() }
+            guard !cancellationToken.isCancellationRequested else { return }
+            complete(with: Result { try work() })
+        }
+    }
+
+    /// Creates a future completed by running async `work` in a new task.
+    ///
+    /// The task runs on FutureLib's own threads, not on Swift's cooperative pool, so blocking on
+    /// the future from a cooperative thread cannot starve it.
+    ///
+    /// ```swift
+    /// let page = Future(cancellationToken: request.token) {
+    ///     try await URLSession.shared.data(from: url).0
+    /// }
+    /// ```
+    ///
+    /// ### Cancellation
+    /// Cancelling the token cancels the task (before `cancel()` returns) and fails the future
+    /// with `CancellationError` at once, without waiting for the task to notice.
+    ///
+    /// - Parameters:
+    ///   - cancellationToken: Cancels the task and the future.
+    ///   - work: Produces the value, or throws the error the future fails with.
+    public convenience init(
+        cancellationToken: CancellationToken = .none,
+        _ work: @escaping @Sendable () async throws -> Value
+    ) {
+        self.init()
+        guard !cancellationToken.isCancellationRequested else {
+            complete(with: .failure(CancellationError()))
+            return
+        }
+        let registration = cancellationToken.onCancel { [self] in
+            complete(with: .failure(CancellationError()))
+        }
+        Task(executorPreference: WorkerPool.shared) { [self] in
+            defer { registration.unregister() }
+            do {
+                let value = try await withCancellation(cancellationToken) { try await work() }
+                complete(with: .success(value))
+            } catch {
+                complete(with: .failure(error))
+            }
+        }
+    }
+
+    /// The result, or nil while the future is pending.
+    ///
+    /// ```swift
+    /// if case .success(let user)? = future.result { show(user) }
+    /// ```
+    public var result: Result<Value, any Error>? {
+        state.withLock { $0.result }
+    }
+
+    /// Whether the future has a result.
+    ///
+    /// ```swift
+    /// #expect(Future(value: 1).isCompleted)
+    /// ```
+    public var isCompleted: Bool {
+        result != nil
+    }
+
+    // MARK: - Completion (internal: promises and combinators)
+
+    /// Completes the future unless it is already complete; true if this call completed it.
+    /// Continuations run after the lock is released.
+    @discardableResult
+    func complete(with result: Result<Value, any Error>) -> Bool {
+        guard let ready = state.withLock({ $0.complete(with: result) }) else { return false }
+        if let first = ready.first { run(first, with: result) }
+        for continuation in ready.more { run(continuation, with: result) }
+        return true
+    }
+
+    private func run(_ continuation: Continuation<Value>, with result: Result<Value, any Error>) {
+        continuation.registration?.unregister()  // releases the token's handler
+        continuation.dispatch(result)
+    }
+}

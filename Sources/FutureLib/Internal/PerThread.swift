@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// State that belongs to one thread: the synchronous trampoline and, on pool threads, the pool.
+///
+/// Stored in a pthread key (the standard library has no thread-local storage). A task-local would
+/// not do: tasks created on this thread would inherit it and touch it from other threads.
+final class PerThread {
+    /// How many synchronous continuations are running inline on this thread right now.
+    var inlineDepth = 0
+    /// Work deferred because `inlineDepth` reached the limit; drained by the outermost frame.
+    var deferred: [@Sendable () -> Void] = []
+    var deferredHead = 0
+    /// The pool this thread works for, if any.
+    var pool: WorkerPool?
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key) { pointer in
+            #if canImport(Darwin)
+            Unmanaged<PerThread>.fromOpaque(pointer).release()
+            #else
+            if let pointer { Unmanaged<PerThread>.fromOpaque(pointer).release() }
+            #endif
+        }
+        precondition(status == 0, "pthread_key_create failed")
+        return key
+    }()
+
+    /// This thread's state, created on first use.
+    static var current: PerThread {
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<PerThread>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let state = PerThread()
+        pthread_setspecific(key, Unmanaged.passRetained(state).toOpaque())
+        return state
+    }
+}
+
+@available(*, unavailable)
+extension PerThread: Sendable {}

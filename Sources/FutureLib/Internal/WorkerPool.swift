@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The threads behind ``DefaultExecutionContext`` and the tasks of `Future { async … }`.
+///
+/// A pool of its own, so that nothing the library runs needs a free thread of Swift's cooperative
+/// pool: tests and scripts may block cooperative threads on `value()` and the work they wait for
+/// still runs here. It keeps about one runnable thread per core. When a pool thread blocks in the
+/// library's own blocking API (`value()`, `wait(timeout:)`) while work is queued, the pool starts
+/// a replacement thread (like a fork-join pool's compensation), so nested blocking cannot
+/// deadlock it; surplus threads exit after a few idle seconds.
+final class WorkerPool: @unchecked Sendable {
+    // Sendable: every mutable property below is read and written only with `lock` held.
+
+    enum Work {
+        case closure(@Sendable () -> Void)
+        case job(UnownedJob)
+    }
+
+    static let shared = WorkerPool(runnableThreads: WorkerPool.processorCount)
+
+    private let lock = ConditionLock()
+    private let runnableThreads: Int
+    private var queue: [Work] = []
+    private var queueHead = 0
+    private var threads = 0
+    private var idle = 0
+    private var blocked = 0
+
+    init(runnableThreads: Int) {
+        self.runnableThreads = max(2, runnableThreads)
+    }
+
+    static var processorCount: Int {
+        Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    }
+
+    /// Queues `work`; a pool thread runs it soon, in FIFO order of submission.
+    func submit(_ work: Work) {
+        let spawn = lock.withLock {
+            queue.append(work)
+            if idle > 0 {
+                lock.signal()
+                return false
+            }
+            return reserveThreadIfNeeded()
+        }
+        if spawn { startThread() }
+    }
+
+    /// Called by a pool thread about to block in the library's blocking API.
+    func willBlock() {
+        let spawn = lock.withLock {
+            blocked += 1
+            return queueHead < queue.count && idle == 0 && reserveThreadIfNeeded()
+        }
+        if spawn { startThread() }
+    }
+
+    /// Called by a pool thread after blocking.
+    func didUnblock() {
+        lock.withLock { blocked -= 1 }
+    }
+
+    /// With the lock held: whether fewer threads than the target can run; if so counts one more.
+    private func reserveThreadIfNeeded() -> Bool {
+        guard threads - blocked < runnableThreads else { return false }
+        threads += 1
+        return true
+    }
+
+    private func startThread() {
+        let box = Unmanaged.passRetained(self).toOpaque()
+        #if canImport(Darwin)
+        var thread: pthread_t? = nil
+        #else
+        var thread = pthread_t()
+        #endif
+        let status = pthread_create(
+            &thread,
+            nil,
+            { argument in
+                #if canImport(Darwin)
+                let pool = Unmanaged<WorkerPool>.fromOpaque(argument).takeRetainedValue()
+                #else
+                let pool = Unmanaged<WorkerPool>.fromOpaque(argument!).takeRetainedValue()
+                #endif
+                pool.runWorker()
+                return nil
+            },
+            box
+        )
+        precondition(status == 0, "FutureLib could not start a worker thread (pthread_create: \(status))")
+        pthread_detach(thread)
+    }
+
+    private func runWorker() {
+        PerThread.current.pool = self
+        lock.lock()
+        while true {
+            while queueHead == queue.count {
+                idle += 1
+                let signalled = lock.wait(seconds: 5)
+                idle -= 1
+                if !signalled, queueHead == queue.count, threads - blocked > runnableThreads {
+                    threads -= 1  // surplus after compensation: let it go
+                    lock.unlock()
+                    return
+                }
+            }
+            let work = queue[queueHead]
+            queueHead += 1
+            if queueHead == queue.count {
+                queue.removeAll(keepingCapacity: queue.count < 1024)
+                queueHead = 0
+            } else if queueHead >= 1024, queueHead * 2 >= queue.count {
+                queue.removeFirst(queueHead)
+                queueHead = 0
+            }
+            lock.unlock()
+            switch work {
+            case .closure(let body): body()
+            case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
+            }
+            lock.lock()
+        }
+    }
+
+    /// Tells the pool of the current thread, if any, that it is about to block in `body`.
+    static func blocking<T>(_ body: () throws -> T) rethrows -> T {
+        guard let pool = PerThread.current.pool else { return try body() }
+        pool.willBlock()
+        defer { pool.didUnblock() }
+        return try body()
+    }
+}
+
+extension WorkerPool: TaskExecutor {
+    func enqueue(_ job: consuming ExecutorJob) {
+        submit(.job(UnownedJob(job)))
+    }
+}

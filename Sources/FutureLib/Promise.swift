@@ -1,0 +1,130 @@
+/// The write side of a ``Future``: complete it once with a value or an error.
+///
+/// Hand out ``future`` and keep the promise where the result is produced, e.g. to wrap a
+/// callback API:
+///
+/// ```swift
+/// func load(_ url: URL) -> Future<Data> {
+///     let promise = Promise<Data>()
+///     legacyClient.get(url) { data, error in
+///         if let data { promise.fulfill(data) } else { promise.reject(error ?? LoadError.empty) }
+///     }
+///     return promise.future
+/// }
+/// ```
+///
+/// ### Semantics
+/// - The first resolution wins; later ones are ignored (the `try…` forms return `false`).
+/// - A promise deallocated without being resolved fails its future with
+///   ``FutureError/brokenPromise``: nothing waits forever on a dropped promise.
+/// - Continuations of the future run after the promise's internal lock is released, so resolving
+///   a promise from inside a continuation is safe.
+public final class Promise<Value: Sendable>: Sendable {
+    /// The future this promise completes.
+    ///
+    /// ```swift
+    /// let promise = Promise<Int>()
+    /// promise.future.onSuccess { print($0) }
+    /// promise.fulfill(42)
+    /// ```
+    public let future: Future<Value>
+
+    /// Creates a promise with a pending future.
+    ///
+    /// ```swift
+    /// let promise = Promise<String>()
+    /// #expect(promise.future.isCompleted == false)
+    /// ```
+    public init() {
+        future = Future()
+    }
+
+    deinit {
+        future.complete(with: .failure(FutureError.brokenPromise))
+    }
+
+    /// Completes the future with `value`, unless it is already complete.
+    ///
+    /// ```swift
+    /// promise.fulfill(response)
+    /// ```
+    ///
+    /// - Parameter value: The value.
+    public func fulfill(_ value: Value) {
+        future.complete(with: .success(value))
+    }
+
+    /// Fails the future with `error`, unless it is already complete.
+    ///
+    /// ```swift
+    /// promise.reject(CancellationError())
+    /// ```
+    ///
+    /// - Parameter error: The error.
+    public func reject(_ error: any Error) {
+        future.complete(with: .failure(error))
+    }
+
+    /// Completes the future with `result`, unless it is already complete.
+    ///
+    /// ```swift
+    /// promise.resolve(Result { try decode(data) })
+    /// ```
+    ///
+    /// - Parameter result: The result.
+    public func resolve(_ result: Result<Value, any Error>) {
+        future.complete(with: result)
+    }
+
+    /// Completes the future with the result of `other` once that completes.
+    ///
+    /// The promise stays alive (and is not broken) while `other` is pending.
+    ///
+    /// ```swift
+    /// promise.resolve(with: cache.lookup(key))
+    /// ```
+    ///
+    /// - Parameter other: The future whose result to forward.
+    public func resolve(with other: Future<Value>) {
+        other.observe(on: .synchronous, cancellationToken: .none, .result { [self] in resolve($0) })
+    }
+
+    /// Completes the future with `value`; `false` if it was already complete.
+    ///
+    /// ```swift
+    /// if !promise.tryFulfill(value) { log("late value dropped") }
+    /// ```
+    ///
+    /// - Parameter value: The value.
+    /// - Returns: Whether this call completed the future.
+    @discardableResult
+    public func tryFulfill(_ value: Value) -> Bool {
+        future.complete(with: .success(value))
+    }
+
+    /// Fails the future with `error`; `false` if it was already complete.
+    ///
+    /// ```swift
+    /// let timedOut = promise.tryReject(FutureError.timeout)
+    /// ```
+    ///
+    /// - Parameter error: The error.
+    /// - Returns: Whether this call completed the future.
+    @discardableResult
+    public func tryReject(_ error: any Error) -> Bool {
+        future.complete(with: .failure(error))
+    }
+
+    /// Completes the future with `result`; `false` if it was already complete.
+    ///
+    /// ```swift
+    /// let won = promise.tryResolve(.success(1))
+    /// ```
+    ///
+    /// - Parameter result: The result.
+    /// - Returns: Whether this call completed the future.
+    @discardableResult
+    public func tryResolve(_ result: Result<Value, any Error>) -> Bool {
+        future.complete(with: result)
+    }
+}

@@ -105,7 +105,7 @@ public final class Future<Value: Sendable>: Sendable {
     ///   - work: Produces the value, or throws the error the future fails with.
     public convenience init(
         cancellationToken: CancellationToken = .none,
-        _ work: @escaping @Sendable () async throws -> Value
+        _ work: @escaping @Sendable @concurrent () async throws -> Value
     ) {
         self.init()
         guard !cancellationToken.isCancellationRequested else {

@@ -1,0 +1,169 @@
+// Wrapping completion-handler APIs into futures (SimpleFutures' `future(method:)`).
+//
+// Each shape of callback has two forms: `method` takes just the completion (so an existing
+// function can be passed by name), or the completion and a token that is cancelled when the
+// caller's token is, for APIs that can stop early (`URLSessionTask.cancel()`). That token's
+// handlers are released as soon as the future completes.
+
+extension Future {
+    /// Wraps an API that calls back with an optional value and an optional error.
+    ///
+    /// ```swift
+    /// func fetchCount(_ completion: @escaping @Sendable (Int?, (any Error)?) -> Void) { … }
+    /// let count = Future(method: fetchCount)
+    /// ```
+    ///
+    /// An error fails the future; otherwise a value fulfils it; neither fails it with
+    /// ``FutureError/noSuchElement``. Only the first call of `completion` counts.
+    ///
+    /// - Parameters:
+    ///   - cancellationToken: Fails the future with `CancellationError` when cancelled first.
+    ///   - method: Starts the operation and arranges for `completion` to be called.
+    public convenience init(
+        cancellationToken: CancellationToken = .none,
+        method: (_ completion: @escaping @Sendable (Value?, (any Error)?) -> Void) -> Void
+    ) {
+        self.init(cancellationToken: cancellationToken) { completion, _ in method(completion) }
+    }
+
+    /// Wraps a cancellable API that calls back with an optional value and an optional error.
+    ///
+    /// ```swift
+    /// let data = Future<Data>(cancellationToken: request.token) { completion, token in
+    ///     let task = session.dataTask(with: url) { data, _, error in completion(data, error) }
+    ///     token.onCancel { task.cancel() }
+    ///     task.resume()
+    /// }
+    /// ```
+    ///
+    /// ### Cancellation
+    /// When `cancellationToken` is cancelled first, the future fails with `CancellationError` at
+    /// once and the token given to `method` is cancelled, running what `method` registered on it.
+    /// When the future completes first, those handlers are released without running.
+    ///
+    /// - Parameters:
+    ///   - cancellationToken: Fails the future with `CancellationError` when cancelled first.
+    ///   - method: Starts the operation, arranges for `completion` to be called, and may register
+    ///     on the token it is given to stop the operation early.
+    public convenience init(
+        cancellationToken: CancellationToken = .none,
+        method: (
+            _ completion: @escaping @Sendable (Value?, (any Error)?) -> Void, _ cancellationToken: CancellationToken
+        ) -> Void
+    ) {
+        self.init()
+        adapt(cancellationToken) { [self] token in
+            method({ [self] value, error in
+                if let error {
+                    complete(with: .failure(error))
+                } else if let value {
+                    complete(with: .success(value))
+                } else {
+                    complete(with: .failure(FutureError.noSuchElement))
+                }
+            }, token)
+        }
+    }
+
+    /// Wraps an API that calls back with a `Result`.
+    ///
+    /// ```swift
+    /// let user = Future<User> { completion in client.loadUser(id: 7, completion: completion) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - cancellationToken: Fails the future with `CancellationError` when cancelled first.
+    ///   - method: Starts the operation and arranges for `completion` to be called.
+    public convenience init(
+        cancellationToken: CancellationToken = .none,
+        method: (_ completion: @escaping @Sendable (Result<Value, any Error>) -> Void) -> Void
+    ) {
+        self.init(cancellationToken: cancellationToken) { completion, _ in method(completion) }
+    }
+
+    /// Wraps a cancellable API that calls back with a `Result`.
+    ///
+    /// ```swift
+    /// let user = Future<User>(cancellationToken: token) { completion, token in
+    ///     let call = client.loadUser(id: 7, completion: completion)
+    ///     token.onCancel { call.cancel() }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - cancellationToken: Fails the future with `CancellationError` when cancelled first.
+    ///   - method: Starts the operation, arranges for `completion` to be called, and may register
+    ///     on the token it is given to stop the operation early.
+    public convenience init(
+        cancellationToken: CancellationToken = .none,
+        method: (
+            _ completion: @escaping @Sendable (Result<Value, any Error>) -> Void, _ cancellationToken: CancellationToken
+        ) -> Void
+    ) {
+        self.init()
+        adapt(cancellationToken) { [self] token in
+            method({ [self] in complete(with: $0) }, token)
+        }
+    }
+
+    /// Wraps an API that calls back with a value and cannot fail.
+    ///
+    /// ```swift
+    /// let location = Future<Coordinate> { completion in locator.requestOnce(completion) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - cancellationToken: Fails the future with `CancellationError` when cancelled first.
+    ///   - method: Starts the operation and arranges for `completion` to be called.
+    public convenience init(
+        cancellationToken: CancellationToken = .none,
+        method: (_ completion: @escaping @Sendable (Value) -> Void) -> Void
+    ) {
+        self.init()
+        adapt(cancellationToken) { [self] _ in
+            method { [self] in complete(with: .success($0)) }
+        }
+    }
+
+    /// Runs `start` with a token that the caller's token cancels and that is dropped (releasing
+    /// its handlers) when this future completes.
+    private func adapt(_ cancellationToken: CancellationToken, _ start: (CancellationToken) -> Void) {
+        guard !cancellationToken.isCancellationRequested else {
+            complete(with: .failure(CancellationError()))
+            return
+        }
+        guard cancellationToken.canBeCancelled else {
+            start(.none)
+            return
+        }
+        let operation = CancellationRequest()
+        let link = cancellationToken.onCancel { [self] in
+            complete(with: .failure(CancellationError()))
+            operation.cancel()
+        }
+        observe(on: .synchronous, cancellationToken: .none, .result { _ in
+            link.unregister()  // the last reference to `operation` goes with this closure
+        })
+        start(operation.token)
+    }
+}
+
+extension Future where Value == Void {
+    /// Wraps an API that calls back with an optional error only.
+    ///
+    /// ```swift
+    /// let saved = Future<Void> { completion in store.save(record, completion: completion) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - cancellationToken: Fails the future with `CancellationError` when cancelled first.
+    ///   - method: Starts the operation and arranges for `completion` to be called.
+    public convenience init(
+        cancellationToken: CancellationToken = .none,
+        method: (_ completion: @escaping @Sendable ((any Error)?) -> Void) -> Void
+    ) {
+        self.init(cancellationToken: cancellationToken) { (completion: @escaping @Sendable (Result<Void, any Error>) -> Void) in
+            method { error in completion(error.map { .failure($0) } ?? .success(())) }
+        }
+    }
+}

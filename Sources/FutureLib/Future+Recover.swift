@@ -1,0 +1,63 @@
+extension Future {
+    /// Turns a failure into a value with `transform`; a success passes through.
+    ///
+    /// ```swift
+    /// let settings = loadSettings().recover { _ in .defaults }
+    /// ```
+    ///
+    /// ### Cancellation
+    /// A cancelled token fails the new future with `CancellationError` and `transform` is never
+    /// called: `recover` does not turn the token's cancellation into a value. (A source that itself
+    /// failed with `CancellationError` is recovered like any other failure.)
+    ///
+    /// - Parameters:
+    ///   - context: Where `transform` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    ///   - transform: Turns the error into a value, or throws the error to fail with.
+    /// - Returns: A future that succeeds with the value or the recovered value.
+    public func recover(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @Sendable (any Error) throws -> Value
+    ) -> Future<Value> {
+        derive(on: context, cancellationToken: cancellationToken) { result, derived in
+            switch result {
+            case .success: derived.complete(with: result)
+            case .failure(let error): derived.complete(with: Result { try transform(error) })
+            }
+        }
+    }
+
+    /// Turns a failure into the result of the future that `transform` returns; a success passes through.
+    ///
+    /// ```swift
+    /// let page = fetch(primaryURL).recoverWith { _ in fetch(mirrorURL) }
+    /// ```
+    ///
+    /// ### Cancellation
+    /// A cancelled token fails the new future with `CancellationError` at once, also while it is
+    /// waiting for the inner future, and `transform` is never called after cancellation.
+    ///
+    /// - Parameters:
+    ///   - context: Where `transform` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    ///   - transform: Starts the fallback.
+    /// - Returns: A future of the value, or of the fallback's result.
+    public func recoverWith(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @Sendable (any Error) throws -> Future<Value>
+    ) -> Future<Value> {
+        derive(on: context, cancellationToken: cancellationToken) { result, derived in
+            guard case .failure(let error) = result else {
+                derived.complete(with: result)
+                return
+            }
+            do {
+                derived.complete(with: try transform(error), cancellationToken: cancellationToken)
+            } catch {
+                derived.complete(with: .failure(error))
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+extension Future {
+    /// A future with this one's result, or failing with ``FutureError/timeout`` if it is not
+    /// complete after `delay`.
+    ///
+    /// This only stops *waiting*: the work behind this future goes on. To stop the work too,
+    /// give it a token from `CancellationRequest(cancelAfter:)`.
+    ///
+    /// ```swift
+    /// let user = try await fetchUser(id).timeout(after: .seconds(3)).value()
+    /// ```
+    ///
+    /// ### Semantics
+    /// - The timer starts now. When this future completes first, the timer is stopped and
+    ///   released at once; nothing is left pending.
+    /// - A cancelled token fails the new future with `CancellationError` at once.
+    ///
+    /// - Parameters:
+    ///   - delay: How long to wait. Zero or negative times out at once unless already complete.
+    ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    /// - Returns: A future of this future's result, or failing with ``FutureError/timeout``.
+    public func timeout(after delay: Duration, cancellationToken: CancellationToken = .none) -> Future<Value> {
+        let limited = derive(on: .synchronous, cancellationToken: cancellationToken) { result, derived in
+            derived.complete(with: result)
+        }
+        guard !limited.isCompleted else { return limited }
+        let timer = CancellationRequest()
+        timer.token.onCancel { limited.complete(with: .failure(FutureError.timeout)) }
+        limited.observe(on: .synchronous, cancellationToken: .none, .result { _ in timer.cancel() })  // stops the timer
+        timer.cancel(after: delay)
+        return limited
+    }
+
+    /// Creates a future that succeeds with `value` after `delay`.
+    ///
+    /// ```swift
+    /// let retryAt = Future(value: (), after: .seconds(2), cancellationToken: shutdown.token)
+    /// ```
+    ///
+    /// The timer runs on Dispatch, not on the cooperative pool. A cancelled token fails the
+    /// future with `CancellationError` at once and stops the timer.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - delay: How long until the future succeeds. Negative delays count as zero.
+    ///   - cancellationToken: Fails the future with `CancellationError` when cancelled first.
+    public convenience init(value: Value, after delay: Duration, cancellationToken: CancellationToken = .none) {
+        self.init()
+        guard !cancellationToken.isCancellationRequested else {
+            complete(with: .failure(CancellationError()))
+            return
+        }
+        cancelOnRequest(of: cancellationToken)
+        let timer = CancellationRequest()
+        timer.token.onCancel { [self] in complete(with: .success(value)) }
+        observe(on: .synchronous, cancellationToken: .none, .result { _ in timer.cancel() })
+        timer.cancel(after: delay)
+    }
+}

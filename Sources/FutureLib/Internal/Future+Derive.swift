@@ -1,0 +1,42 @@
+extension Future {
+    /// Makes the future a combinator returns, wired to `cancellationToken`.
+    ///
+    /// `body` runs on `context` with this future's result, unless the token was cancelled first;
+    /// it completes `derived` (now, or later for `flatMap`). A cancelled token completes `derived`
+    /// with `CancellationError` at once: while this future is pending, while `body` is queued on
+    /// `context`, and while `derived` waits for an inner future (see ``complete(with:cancellationToken:)``).
+    func derive<U>(
+        on context: any ExecutionContext,
+        cancellationToken: CancellationToken,
+        _ body: @escaping @Sendable (Result<Value, any Error>, Future<U>) -> Void
+    ) -> Future<U> {
+        let derived = Future<U>()
+        guard !cancellationToken.isCancellationRequested else {
+            derived.complete(with: .failure(CancellationError()))
+            return derived
+        }
+        derived.cancelOnRequest(of: cancellationToken)
+        observe(on: context, cancellationToken: cancellationToken, .result { result in
+            guard !cancellationToken.isCancellationRequested else {
+                derived.complete(with: .failure(CancellationError()))
+                return
+            }
+            body(result, derived)
+        })
+        return derived
+    }
+
+    /// Fails this future with `CancellationError` when `token` is cancelled before it completes;
+    /// the token's handler is released when the future completes first.
+    func cancelOnRequest(of token: CancellationToken) {
+        guard token.canBeCancelled else { return }
+        let registration = token.onCancel { [self] in complete(with: .failure(CancellationError())) }
+        observe(on: .synchronous, cancellationToken: .none, .result { _ in registration.unregister() })
+    }
+
+    /// Completes this future with the result of `inner` (a `flatMap` or `recoverWith` result);
+    /// stops waiting for `inner` when the token is cancelled.
+    func complete(with inner: Future<Value>, cancellationToken: CancellationToken) {
+        inner.observe(on: .synchronous, cancellationToken: cancellationToken, .result { [self] in complete(with: $0) })
+    }
+}

@@ -1,0 +1,246 @@
+import Synchronization
+
+extension Sequence where Element: Sendable {
+    /// Starts `task` for each element, at most `maxConcurrency` at a time, and collects the values in order.
+    ///
+    /// ```swift
+    /// let pages: Future<[Data]> = urls.traverse(maxConcurrency: 4) { url in download(url) }
+    /// ```
+    ///
+    /// ### Semantics
+    /// - Tasks start in input order; never more than `maxConcurrency` are running (`nil`: no cap).
+    ///   A slot frees when a task's future completes.
+    /// - The values come in input order, whatever order the futures complete in.
+    /// - Fails with the first failure in time, and then starts no more tasks.
+    /// - A cancelled token fails it with `CancellationError` at once and starts no more tasks.
+    ///   Running tasks are not cancelled by it unless they were given the token too.
+    /// - Only the running tasks' futures are held, so memory apart from the values stays bounded
+    ///   by the cap.
+    ///
+    /// - Parameters:
+    ///   - context: Where `task` is called. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Fails the result with `CancellationError` and stops starting tasks.
+    ///   - maxConcurrency: The most tasks running at once, at least 1; `nil` for no cap.
+    ///   - task: Starts the work for one element.
+    /// - Returns: A future of all values, in input order.
+    public func traverse<U: Sendable>(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        maxConcurrency: Int? = nil,
+        _ task: @escaping @Sendable (Element) -> Future<U>
+    ) -> Future<[U]> {
+        if let maxConcurrency {
+            precondition(maxConcurrency >= 1, "traverse: maxConcurrency must be at least 1, got \(maxConcurrency)")
+        }
+        let traversal = Traversal(
+            elements: Array(self),
+            maxConcurrency: maxConcurrency ?? .max,
+            context: context,
+            cancellationToken: cancellationToken,
+            task: task
+        )
+        traversal.start()
+        return traversal.future
+    }
+}
+
+extension Sequence {
+    /// A future of all the values, in order; fails with the first failure in time.
+    ///
+    /// ```swift
+    /// let users: Future<[User]> = ids.map { fetchUser($0) }.sequence()
+    /// ```
+    ///
+    /// An empty sequence gives `[]`. A cancelled token fails it with `CancellationError` at once.
+    ///
+    /// - Parameter cancellationToken: Fails the result with `CancellationError` when cancelled first.
+    /// - Returns: A future of every value in input order.
+    public func sequence<T: Sendable>(cancellationToken: CancellationToken = .none) -> Future<[T]>
+    where Element == Future<T> {
+        let futures = Array(self)
+        return gather(futures, cancellationToken: cancellationToken) { () -> Result<[T], any Error> in
+            .success(futures.map { try! $0.result!.get() })  // all succeeded: `gather` checked
+        }
+    }
+
+    /// A future of every result, in order; it fails only when the token is cancelled.
+    ///
+    /// ```swift
+    /// let outcomes = uploads.results()
+    /// let failed = try await outcomes.value().filter { if case .failure = $0 { true } else { false } }
+    /// ```
+    ///
+    /// - Parameter cancellationToken: Fails the result with `CancellationError` when cancelled first.
+    /// - Returns: A future of every result in input order; `[]` for an empty sequence.
+    public func results<T: Sendable>(cancellationToken: CancellationToken = .none) -> Future<[Result<T, any Error>]>
+    where Element == Future<T> {
+        let futures = Array(self)
+        let all = Future<[Result<T, any Error>]>()
+        guard !cancellationToken.isCancellationRequested else {
+            all.complete(with: .failure(CancellationError()))
+            return all
+        }
+        guard !futures.isEmpty else {
+            all.complete(with: .success([]))
+            return all
+        }
+        all.cancelOnRequest(of: cancellationToken)
+        let remaining = Countdown(futures.count)
+        for future in futures {
+            future.observe(on: .synchronous, cancellationToken: cancellationToken, .result { _ in
+                if remaining.countDown() { all.complete(with: .success(futures.map { $0.result! })) }
+            })
+        }
+        return all
+    }
+
+    /// Combines all values, in input order, once every future succeeded.
+    ///
+    /// ```swift
+    /// let total: Future<Int> = sizes.fold(initial: 0) { $0 + $1 }
+    /// ```
+    ///
+    /// Fails with the first failure in time. An empty sequence gives `initial`.
+    ///
+    /// - Parameters:
+    ///   - context: Where `combine` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Fails the result with `CancellationError` when cancelled first.
+    ///   - initial: The starting value.
+    ///   - combine: Adds one value to the running total; called in input order.
+    /// - Returns: A future of the combined value.
+    public func fold<T: Sendable, U: Sendable>(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        initial: U,
+        combine: @escaping @Sendable (U, T) throws -> U
+    ) -> Future<U> where Element == Future<T> {
+        sequence(cancellationToken: cancellationToken).map(on: context, cancellationToken: cancellationToken) {
+            try $0.reduce(initial, combine)
+        }
+    }
+
+    /// A future of whichever future completes first, success or failure.
+    ///
+    /// ```swift
+    /// let fastest = [fetch(from: mirrorA), fetch(from: mirrorB)].firstCompleted()
+    /// ```
+    ///
+    /// The others are not cancelled: give them a token and cancel it when this completes.
+    ///
+    /// - Parameter cancellationToken: Fails the result with `CancellationError` when cancelled first.
+    /// - Returns: A future of the first result; failing with ``FutureError/noSuchElement`` for an
+    ///   empty sequence.
+    /// - Throws: The result fails with ``FutureError/noSuchElement`` when there are no futures.
+    public func firstCompleted<T: Sendable>(cancellationToken: CancellationToken = .none) -> Future<T>
+    where Element == Future<T> {
+        let first = Future<T>()
+        guard !cancellationToken.isCancellationRequested else {
+            first.complete(with: .failure(CancellationError()))
+            return first
+        }
+        first.cancelOnRequest(of: cancellationToken)
+        var isEmpty = true
+        for future in self {
+            isEmpty = false
+            future.observe(on: .synchronous, cancellationToken: cancellationToken, .result { first.complete(with: $0) })
+            if first.isCompleted { break }
+        }
+        if isEmpty { first.complete(with: .failure(FutureError.noSuchElement)) }
+        return first
+    }
+}
+
+/// The state of one `traverse`: which elements have started, the values so far, and how many run.
+private final class Traversal<Element: Sendable, U: Sendable>: Sendable {
+    private struct State {
+        var nextIndex = 0
+        var running = 0
+        var finished = 0
+        var values: [U?]
+    }
+
+    let future = Future<[U]>()
+    private let elements: [Element]
+    private let maxConcurrency: Int
+    private let context: any ExecutionContext
+    private let cancellationToken: CancellationToken
+    private let task: @Sendable (Element) -> Future<U>
+    private let state: Mutex<State>
+
+    init(
+        elements: [Element],
+        maxConcurrency: Int,
+        context: any ExecutionContext,
+        cancellationToken: CancellationToken,
+        task: @escaping @Sendable (Element) -> Future<U>
+    ) {
+        self.elements = elements
+        self.maxConcurrency = maxConcurrency
+        self.context = context
+        self.cancellationToken = cancellationToken
+        self.task = task
+        self.state = Mutex(State(values: Array(repeating: nil, count: elements.count)))
+    }
+
+    func start() {
+        guard !cancellationToken.isCancellationRequested else {
+            future.complete(with: .failure(CancellationError()))
+            return
+        }
+        guard !elements.isEmpty else {
+            future.complete(with: .success([]))
+            return
+        }
+        future.cancelOnRequest(of: cancellationToken)
+        startMore()
+    }
+
+    /// Claims free slots under the lock, then starts those tasks outside it.
+    private func startMore() {
+        guard !future.isCompleted else { return }  // failed or cancelled: start nothing more
+        let indices = state.withLock { state -> Range<Int> in
+            let count = Swift.min(maxConcurrency - state.running, elements.count - state.nextIndex)
+            guard count > 0 else { return 0..<0 }
+            defer {
+                state.nextIndex += count
+                state.running += count
+            }
+            return state.nextIndex..<(state.nextIndex + count)
+        }
+        for index in indices { run(index) }
+    }
+
+    private func run(_ index: Int) {
+        context.execute { [self] in
+            guard !future.isCompleted else { return }  // failed or cancelled meanwhile: start nothing
+            task(elements[index]).observe(on: .synchronous, cancellationToken: cancellationToken, .result { [self] result in
+                finish(index, with: result)
+            })
+        }
+    }
+
+    private func finish(_ index: Int, with result: Result<U, any Error>) {
+        let value: U
+        switch result {
+        case .success(let success): value = success
+        case .failure(let error):
+            future.complete(with: .failure(error))  // the first failure in time
+            return
+        }
+        let done = state.withLock { state -> Bool in
+            state.values[index] = value
+            state.running -= 1
+            state.finished += 1
+            return state.finished == elements.count
+        }
+        if done {
+            let values = state.withLock { state in
+                defer { state.values = [] }
+                return state.values.map { $0! }
+            }
+            future.complete(with: .success(values))
+        } else {
+            startMore()
+        }
+    }
+}

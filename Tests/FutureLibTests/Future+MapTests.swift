@@ -1,0 +1,212 @@
+import Dispatch
+import FutureLib
+import Synchronization
+import Testing
+
+@Suite(.timeLimit(.minutes(1)))
+struct FutureMapTests {
+    @Test("map transforms a success; a failure passes through without calling the closure")
+    func mapTransformsSuccessAndPassesFailure() async throws {
+        #expect(try await Future(value: 2).map { $0 * 10 }.value() == 20)
+        let called = CallFlag()
+        let failed = Future<Int>(error: SampleError()).map { value -> Int in
+            called.set()
+            return value
+        }
+        await #expect(throws: SampleError()) { try await failed.value() }
+        #expect(!called.isSet)
+    }
+
+    @Test("a throwing closure fails the result with its error", arguments: ["map", "flatMap", "filter", "transform", "recover", "recoverWith"])
+    func throwingClosureFails(_ combinator: String) async {
+        let ok = Future(value: 1)
+        let bad = Future<Int>(error: SampleError(code: 0))
+        let future: Future<Int> =
+            switch combinator {
+            case "map": ok.map { _ in throw SampleError(code: 2) }
+            case "flatMap": ok.flatMap { _ -> Future<Int> in throw SampleError(code: 2) }
+            case "filter": ok.filter { _ in throw SampleError(code: 2) }
+            case "transform": ok.transform(success: { _ -> Int in throw SampleError(code: 2) }, failure: { $0 })
+            case "recover": bad.recover { _ in throw SampleError(code: 2) }
+            default: bad.recoverWith { _ -> Future<Int> in throw SampleError(code: 2) }
+            }
+        await #expect(throws: SampleError(code: 2)) { try await future.value() }
+    }
+
+    @Test("flatMap continues with the inner future's result")
+    func flatMapChains() async throws {
+        let inner = Promise<String>()
+        let chained = Future(value: 3).flatMap { n in inner.future.map { "\($0)\(n)" } }
+        inner.fulfill("x")
+        #expect(try await chained.value() == "x3")
+        let failingInner = Future(value: 3).flatMap { _ in Future<Int>(error: SampleError()) }
+        await #expect(throws: SampleError()) { try await failingInner.value() }
+    }
+
+    @Test("filter keeps passing values and fails others with FutureError.noSuchElement")
+    func filterKeepsOrRejects() async throws {
+        #expect(try await Future(value: 4).filter { $0 > 3 }.value() == 4)
+        await #expect(throws: FutureError.noSuchElement) { try await Future(value: 1).filter { $0 > 3 }.value() }
+    }
+
+    @Test("transform maps success and failure separately; the Result form can switch them")
+    func transformBothWays() async throws {
+        let success = Future(value: 2).transform(success: { "\($0)" }, failure: { _ in SampleError(code: 9) })
+        #expect(try await success.value() == "2")
+        let failure = Future<Int>(error: SampleError()).transform(success: { "\($0)" }, failure: { _ in SampleError(code: 9) })
+        await #expect(throws: SampleError(code: 9)) { try await failure.value() }
+        let flipped = Future<Int>(error: SampleError()).transform { result -> Result<String, any Error> in
+            .success(result.isSuccess ? "up" : "down")
+        }
+        #expect(try await flipped.value() == "down")
+    }
+
+    @Test("mapError transforms only the error")
+    func mapErrorTransformsError() async throws {
+        await #expect(throws: SampleError(code: 7)) {
+            try await Future<Int>(error: SampleError()).mapError { _ in SampleError(code: 7) }.value()
+        }
+        #expect(try await Future(value: 1).mapError { _ in SampleError(code: 7) }.value() == 1)
+    }
+
+    @Test("andThen runs the side effect before passing the result on unchanged")
+    func andThenPassesThrough() async throws {
+        let seen = Mutex<[String]>([])
+        let future = Future(value: 5)
+            .andThen { _ in seen.withLock { $0.append("first") } }
+            .andThen { _ in seen.withLock { $0.append("second") } }
+        #expect(try await future.value() == 5)
+        #expect(seen.withLock { $0 } == ["first", "second"])
+        let failed = Future<Int>(error: SampleError()).andThen { result in
+            seen.withLock { $0.append(result.isSuccess ? "ok" : "error") }
+        }
+        await #expect(throws: SampleError()) { try await failed.value() }
+        #expect(seen.withLock { $0.last } == "error")
+    }
+
+    @Test("hop(to:) completes the new future on the given queue")
+    func hopCompletesOnContext() async throws {
+        let queue = DispatchQueue(label: "hop")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let onQueue = try await Future(value: 1).hop(to: queue).map(on: .synchronous) { _ in
+            DispatchQueue.getSpecific(key: key) ?? false
+        }.value()
+        #expect(onQueue)
+    }
+
+    @Test("the closure runs on the given context")
+    func closureRunsOnContext() async throws {
+        let queue = DispatchQueue(label: "map")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let onQueue = try await Future(value: 1).map(on: queue) { _ in DispatchQueue.getSpecific(key: key) ?? false }.value()
+        #expect(onQueue)
+    }
+
+    // MARK: - Cancellation
+
+    @Test("a cancelled token completes the result with CancellationError promptly and never calls the closure",
+          arguments: ["map", "flatMap", "filter", "transform", "mapError", "andThen", "recover", "recoverWith", "hop"])
+    func cancelledTokenFailsPromptly(_ combinator: String) async {
+        for alreadyCancelled in [true, false] {
+            let source = Promise<Int>()
+            let request = CancellationRequest()
+            if alreadyCancelled { request.cancel() }
+            let called = CallFlag()
+            let token = request.token
+            let mark: @Sendable () -> Void = { called.set() }
+            let future: Future<Int> =
+                switch combinator {
+                case "map": source.future.map(cancellationToken: token) { mark(); return $0 }
+                case "flatMap": source.future.flatMap(cancellationToken: token) { mark(); return Future(value: $0) }
+                case "filter": source.future.filter(cancellationToken: token) { _ in mark(); return true }
+                case "transform": source.future.transform(cancellationToken: token, success: { mark(); return $0 }, failure: { $0 })
+                case "mapError": source.future.mapError(cancellationToken: token) { mark(); return $0 }
+                case "andThen": source.future.andThen(cancellationToken: token) { _ in mark() }
+                case "recover": source.future.recover(cancellationToken: token) { _ in mark(); return 0 }
+                case "recoverWith": source.future.recoverWith(cancellationToken: token) { _ in mark(); return Future(value: 0) }
+                default: source.future.hop(to: .default, cancellationToken: token)
+                }
+            if !alreadyCancelled {
+                #expect(!future.isCompleted)
+                request.cancel()
+            }
+            // Promptly: before the source completes, without waiting on any context.
+            #expect(isCancellation(future.result))
+            source.reject(SampleError())  // a failure would reach recover/mapError if the closure could run
+            _ = await awaitOutcome(future)
+            #expect(isCancellation(future.result))
+            #expect(!called.isSet)
+        }
+    }
+
+    @Test("flatMap completes with CancellationError while waiting on the inner future")
+    func flatMapCancelledWhileWaitingOnInner() async {
+        let inner = Promise<Int>()
+        let request = CancellationRequest()
+        let chained = Future(value: 1).flatMap(on: .synchronous, cancellationToken: request.token) { _ in inner.future }
+        #expect(!chained.isCompleted)  // waiting on the inner future
+        request.cancel()
+        #expect(isCancellation(chained.result))
+        inner.fulfill(2)  // too late: the result stays cancelled
+        #expect(isCancellation(chained.result))
+    }
+
+    @Test("recoverWith completes with CancellationError while waiting on the inner future")
+    func recoverWithCancelledWhileWaitingOnInner() async {
+        let fallback = Promise<Int>()
+        let request = CancellationRequest()
+        let recovered = Future<Int>(error: SampleError()).recoverWith(on: .synchronous, cancellationToken: request.token) { _ in
+            fallback.future
+        }
+        #expect(!recovered.isCompleted)
+        request.cancel()
+        #expect(isCancellation(recovered.result))
+        withExtendedLifetime(fallback) {}
+    }
+
+    @Test("recover never turns the token's cancellation into a value, even with a result waiting")
+    func recoverDoesNotRecoverCancellation() async {
+        let request = CancellationRequest()
+        request.cancel()
+        let recovered = Future<Int>(error: SampleError()).recover(cancellationToken: request.token) { _ in 42 }
+        #expect(isCancellation(await awaitOutcome(recovered)))
+    }
+
+    @Test("a source that failed with CancellationError is recovered like any failure")
+    func recoverHandlesSourceCancellation() async throws {
+        #expect(try await Future<Int>(error: CancellationError()).recover { _ in 1 }.value() == 1)
+    }
+
+    @Test("the token's handler is released when the combinator completes first")
+    func combinatorReleasesTokenHandler() async throws {
+        let request = CancellationRequest()
+        for _ in 0..<100 {
+            _ = try await Future(value: 1).map(cancellationToken: request.token) { $0 }.value()
+        }
+        // Had handlers stayed on the token, cancelling would run 100 stale ones; it runs none.
+        let ran = CallFlag()
+        request.token.onCancel { ran.set() }
+        request.cancel()
+        #expect(ran.count == 1)
+    }
+
+    @Test("a chain of a million maps on .synchronous completes without overflowing the stack")
+    func millionMapChain() async throws {
+        let promise = Promise<Int>()
+        var future = promise.future
+        for _ in 0..<1_000_000 { future = future.map(on: .synchronous) { $0 + 1 } }
+        promise.fulfill(0)
+        #expect(try await future.value() == 1_000_000)
+    }
+
+    @Test("a chain of a million flatMaps on .synchronous completes without overflowing the stack")
+    func millionFlatMapChain() async throws {
+        let promise = Promise<Int>()
+        var future = promise.future
+        for _ in 0..<1_000_000 { future = future.flatMap(on: .synchronous) { Future(value: $0 + 1) } }
+        promise.fulfill(0)
+        #expect(try await future.value() == 1_000_000)
+    }
+}

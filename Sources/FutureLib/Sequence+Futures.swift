@@ -88,6 +88,9 @@ extension Sequence {
         let remaining = Countdown(futures.count)
         for future in futures {
             future.observe(on: .synchronous, cancellationToken: cancellationToken, .result { _ in
+                // The token's cancellation also reaches here, with the future still pending:
+                // `all` has failed with CancellationError then, and must not read the results.
+                guard !cancellationToken.isCancellationRequested else { return }
                 if remaining.countDown() { all.complete(with: .success(futures.map { $0.result! })) }
             })
         }

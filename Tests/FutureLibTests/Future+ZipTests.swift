@@ -1,0 +1,63 @@
+import FutureLib
+import Testing
+
+@Suite(.timeLimit(.minutes(1)))
+struct FutureZipTests {
+    @Test("zip of two futures of different types gives both values in argument order")
+    func zipTwo() async throws {
+        let pair = try await zip(Future(value: 1), Future(value: "one")).value()
+        #expect(pair.0 == 1)
+        #expect(pair.1 == "one")
+        let method = try await Future(value: 2).zip(Future(value: "two")).value()
+        #expect(method.0 == 2 && method.1 == "two")
+    }
+
+    @Test("zip of three futures of mixed types, completed out of order")
+    func zipThreeOutOfOrder() async throws {
+        let a = Promise<Int>(), b = Promise<String>(), c = Promise<Double>()
+        let zipped = zip(a.future, b.future, c.future)
+        c.fulfill(2.5)
+        a.fulfill(1)
+        #expect(!zipped.isCompleted)
+        b.fulfill("b")
+        let (x, y, z) = try await zipped.value()
+        #expect(x == 1 && y == "b" && z == 2.5)
+    }
+
+    @Test("zip of six futures of mixed types")
+    func zipSix() async throws {
+        let values = try await Future(value: 1).zip(
+            Future(value: "2"),
+            Future(value: 3.0),
+            Future(value: [4]),
+            Future(value: Optional(5)),
+            Future { true }
+        ).value()
+        #expect(values.0 == 1 && values.1 == "2" && values.2 == 3.0)
+        #expect(values.3 == [4] && values.4 == 5 && values.5)
+    }
+
+    @Test("zip fails with the first failure in time without waiting for the others")
+    func zipFailsFast() async {
+        let pending = Promise<Int>()
+        let failing = Promise<String>()
+        let zipped = zip(pending.future, failing.future, Future(value: 3))
+        failing.reject(SampleError(code: 4))
+        // Completed although `pending` never completes.
+        await #expect(throws: SampleError(code: 4)) { try await zipped.value() }
+        withExtendedLifetime(pending) {}
+    }
+
+    @Test("zip with a cancelled token fails with CancellationError promptly")
+    func zipCancelled() async {
+        let pending = Promise<Int>()
+        let request = CancellationRequest()
+        let zipped = zip(pending.future, Future(value: 1), cancellationToken: request.token)
+        #expect(!zipped.isCompleted)
+        request.cancel()
+        #expect(isCancellation(zipped.result))
+        let already = Future(value: 1).zip(Future(value: 2), cancellationToken: .cancelled)
+        #expect(isCancellation(already.result))
+        withExtendedLifetime(pending) {}
+    }
+}

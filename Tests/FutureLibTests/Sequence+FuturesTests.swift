@@ -1,0 +1,162 @@
+import Dispatch
+import FutureLib
+import Synchronization
+import Testing
+
+@Suite(.timeLimit(.minutes(2)))
+struct SequenceFuturesTests {
+    // MARK: - traverse
+
+    @Test("traverse keeps input order whatever order the futures complete in")
+    func traverseKeepsOrder() async throws {
+        let values = try await Array(0..<20).traverse { index in
+            Future(value: index * 2, after: .milliseconds(Int64((20 - index) % 7)))
+        }.value()
+        #expect(values == (0..<20).map { $0 * 2 })
+    }
+
+    @Test("traverse never runs more than maxConcurrency tasks and starts them in input order",
+          arguments: [1, 3, 8])
+    func traverseRespectsCap(_ cap: Int) async throws {
+        let tracker = ConcurrencyTracker()
+        let values = try await Array(0..<40).traverse(on: .synchronous, maxConcurrency: cap) { index in
+            tracker.started(index)
+            return Future(value: index, after: .milliseconds(1)).andThen(on: .synchronous) { _ in tracker.finished() }
+        }.value()
+        #expect(values == Array(0..<40))
+        #expect(tracker.peak <= cap)
+        #expect(tracker.peak >= 1)
+        #expect(tracker.startOrder == Array(0..<40))
+    }
+
+    @Test("traverse fails with the first failure in time and then starts no more tasks")
+    func traverseStopsOnFailure() async {
+        let started = Mutex<[Int]>([])
+        let failing = Array(0..<100).traverse(on: .synchronous, maxConcurrency: 2) { index -> Future<Int> in
+            started.withLock { $0.append(index) }
+            return index == 3 ? Future(error: SampleError(code: 3)) : Future(value: index, after: .milliseconds(1))
+        }
+        await #expect(throws: SampleError(code: 3)) { try await failing.value() }
+        try? await Task.sleep(for: .milliseconds(50))  // let any in-flight completion try to start more
+        let count = started.withLock { $0.count }
+        #expect(count < 100)
+        #expect(count <= 3 + 2)  // at most the failing one's window
+    }
+
+    @Test("traverse with a cancelled token fails promptly and starts no more tasks")
+    func traverseCancelled() async {
+        let request = CancellationRequest()
+        let started = CallFlag()
+        let gate = Promise<Int>()
+        let traversal = Array(0..<10).traverse(on: .synchronous, cancellationToken: request.token, maxConcurrency: 2) { _ in
+            started.set()
+            return gate.future
+        }
+        #expect(started.count == 2)
+        request.cancel()
+        #expect(isCancellation(traversal.result))
+        gate.fulfill(1)
+        #expect(started.count == 2)
+        let already = [1, 2].traverse(cancellationToken: .cancelled) { Future(value: $0) }
+        #expect(isCancellation(await awaitOutcome(already)))
+    }
+
+    @Test("traverse of an empty sequence succeeds with []")
+    func traverseEmpty() async throws {
+        #expect(try await [Int]().traverse { Future(value: $0) }.value() == [])
+    }
+
+    @Test("traverse over a million elements with a cap completes")
+    func traverseMillion() async throws {
+        let values = try await Array(0..<1_000_000).traverse(on: .synchronous, maxConcurrency: 64) { Future(value: $0 & 1) }.value()
+        #expect(values.count == 1_000_000)
+    }
+
+    // MARK: - sequence, results, fold, firstCompleted
+
+    @Test("sequence gives every value in input order, [] for no futures")
+    func sequenceInOrder() async throws {
+        let promises = (0..<5).map { _ in Promise<Int>() }
+        let all = promises.map(\.future).sequence()
+        for (index, promise) in promises.enumerated().reversed() { promise.fulfill(index) }
+        #expect(try await all.value() == [0, 1, 2, 3, 4])
+        #expect(try await [Future<Int>]().sequence().value() == [])
+    }
+
+    @Test("sequence fails with the first failure in time without waiting for the rest")
+    func sequenceFailsFast() async {
+        let pending = Promise<Int>()
+        let all = [pending.future, Future(error: SampleError(code: 2)), Future(value: 1)].sequence()
+        await #expect(throws: SampleError(code: 2)) { try await all.value() }
+        withExtendedLifetime(pending) {}
+    }
+
+    @Test("results gives every result in input order and never fails unless cancelled")
+    func resultsInOrder() async throws {
+        let results = try await [Future(value: 1), Future(error: SampleError()), Future(value: 3)].results().value()
+        #expect(results.count == 3)
+        #expect(try results[0].get() == 1)
+        #expect(!results[1].isSuccess)
+        #expect(try results[2].get() == 3)
+        #expect(try await [Future<Int>]().results().value().isEmpty)
+        let pending = Promise<Int>()
+        let request = CancellationRequest()
+        let cancelled = [pending.future].results(cancellationToken: request.token)
+        request.cancel()
+        #expect(isCancellation(cancelled.result))
+        withExtendedLifetime(pending) {}
+    }
+
+    @Test("fold calls combine in input order; empty gives initial")
+    func foldInOrder() async throws {
+        let promises = (0..<4).map { _ in Promise<String>() }
+        let folded = promises.map(\.future).fold(initial: "") { $0 + $1 }
+        for (index, promise) in promises.enumerated().reversed() { promise.fulfill("\(index)") }
+        #expect(try await folded.value() == "0123")
+        #expect(try await [Future<Int>]().fold(initial: 7) { $0 + $1 }.value() == 7)
+        await #expect(throws: SampleError()) {
+            try await [Future(value: 1), Future(error: SampleError())].fold(initial: 0) { $0 + $1 }.value()
+        }
+    }
+
+    @Test("firstCompleted gives the first result in time; none fails with noSuchElement")
+    func firstCompletedWins() async throws {
+        let slow = Promise<Int>()
+        let fast = Promise<Int>()
+        let first = [slow.future, fast.future].firstCompleted()
+        fast.fulfill(2)
+        slow.fulfill(1)
+        #expect(try await first.value() == 2)
+        let never = Promise<Int>()
+        let failingFirst = [never.future, Future(error: SampleError(code: 5))].firstCompleted()
+        await #expect(throws: SampleError(code: 5)) { try await failingFirst.value() }
+        withExtendedLifetime(never) {}
+        await #expect(throws: FutureError.noSuchElement) { try await [Future<Int>]().firstCompleted().value() }
+    }
+}
+
+/// Records how many tasks run at once and in which order they started.
+final class ConcurrencyTracker: Sendable {
+    private struct State {
+        var running = 0
+        var peak = 0
+        var order: [Int] = []
+    }
+
+    private let state = Mutex(State())
+
+    func started(_ index: Int) {
+        state.withLock {
+            $0.running += 1
+            $0.peak = max($0.peak, $0.running)
+            $0.order.append(index)
+        }
+    }
+
+    func finished() {
+        state.withLock { $0.running -= 1 }
+    }
+
+    var peak: Int { state.withLock { $0.peak } }
+    var startOrder: [Int] { state.withLock { $0.order } }
+}

@@ -139,11 +139,16 @@ final class CancellationCore: Sendable {
 /// task falls back to thread-local storage, and inside a task it is scoped to this synchronous call.
 enum CancellingThread {
     /// A node of the chain of cores being cancelled on this thread (a handler may cancel another request).
-    final class Frame: Sendable {
+    // Sendable: `task` is only compared with `==`, never used to act on the task; the rest is immutable.
+    final class Frame: @unchecked Sendable {
         let core: ObjectIdentifier
+        /// The task running the handlers, or nil on a thread outside any task. A `Task { }` started
+        /// by a handler inherits this task-local while running on another thread: it must still wait.
+        let task: UnsafeCurrentTask?
         let outer: Frame?
-        init(core: ObjectIdentifier, outer: Frame?) {
+        init(core: ObjectIdentifier, task: UnsafeCurrentTask?, outer: Frame?) {
             self.core = core
+            self.task = task
             self.outer = outer
         }
     }
@@ -151,14 +156,16 @@ enum CancellingThread {
     @TaskLocal static var innermost: Frame?
 
     static func runHandlers(of core: CancellationCore, _ body: () -> Void) {
-        $innermost.withValue(Frame(core: ObjectIdentifier(core), outer: innermost), operation: body)
+        let frame = Frame(core: ObjectIdentifier(core), task: withUnsafeCurrentTask { $0 }, outer: innermost)
+        $innermost.withValue(frame, operation: body)
     }
 
     static func isRunningHandlers(of core: CancellationCore) -> Bool {
         var frame = innermost
         let id = ObjectIdentifier(core)
+        let task = withUnsafeCurrentTask { $0 }
         while let current = frame {
-            if current.core == id { return true }
+            if current.core == id, current.task == task { return true }
             frame = current.outer
         }
         return false

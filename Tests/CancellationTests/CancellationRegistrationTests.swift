@@ -1,0 +1,247 @@
+import Cancellation
+import Foundation
+import Testing
+
+@Suite(.timeLimit(.minutes(1)))
+struct CancellationRegistrationTests {
+    // MARK: - unregister
+
+    @Test func `unregister before cancel returns true and the handler never runs`() {
+        let request = CancellationRequest()
+        let runs = Counter()
+        let registration = request.token.onCancel { runs.increment() }
+        #expect(registration.unregister())
+        request.cancel()
+        #expect(runs.value == 0)
+    }
+
+    @Test func `unregister twice is a no-op that returns false`() {
+        let request = CancellationRequest()
+        let registration = request.token.onCancel {}
+        #expect(registration.unregister())
+        #expect(!registration.unregister())
+        #expect(!registration.unregister())
+    }
+
+    @Test func `unregister after the handler ran returns false`() {
+        let request = CancellationRequest()
+        let runs = Counter()
+        let registration = request.token.onCancel { runs.increment() }
+        request.cancel()
+        #expect(!registration.unregister())
+        #expect(runs.value == 1)
+    }
+
+    @Test func `unregister after the request was deallocated returns false`() {
+        var request: CancellationRequest? = CancellationRequest()
+        let registration = request!.token.onCancel {}
+        request = nil
+        #expect(!registration.unregister())
+    }
+
+    @Test func `unregister removes only its own handler`() {
+        let request = CancellationRequest()
+        let ran = Locked<[Int]>([])
+        let registrations = (0..<3).map { index in
+            request.token.onCancel { ran.withLock { $0.append(index) } }
+        }
+        #expect(registrations[1].unregister())
+        request.cancel()
+        #expect(ran.value == [2, 0])
+    }
+
+    @Test func `a stale registration cannot remove the handler that reused its slot`() {
+        let request = CancellationRequest()
+        let runs = Counter()
+        let stale = request.token.onCancel {}
+        #expect(stale.unregister())
+        let fresh = request.token.onCancel { runs.increment() }  // reuses the freed slot
+        #expect(stale != fresh)
+        #expect(!stale.unregister())
+        stale.unregisterAndWait()
+        request.cancel()
+        #expect(runs.value == 1)
+    }
+
+    @Test func `unregister releases the handler and its captures at once`() {
+        let request = CancellationRequest()
+        let counter = DeinitCounter()
+        let registration: CancellationRegistration
+        do {
+            let tracked = counter.make()
+            registration = request.token.onCancel { tracked.touch() }
+        }
+        #expect(counter.deallocated == 0)
+        #expect(registration.unregister())
+        #expect(counter.deallocated == 1)
+    }
+
+    @Test func `unregisterAndWait of a pending handler removes and releases it`() {
+        let request = CancellationRequest()
+        let counter = DeinitCounter()
+        let runs = Counter()
+        let registration: CancellationRegistration
+        do {
+            let tracked = counter.make()
+            registration = request.token.onCancel {
+                tracked.touch()
+                runs.increment()
+            }
+        }
+        registration.unregisterAndWait()
+        #expect(counter.deallocated == 1)
+        request.cancel()
+        #expect(runs.value == 0)
+        #expect(!registration.unregister())
+    }
+
+    @Test func `registrations on none and on a cancelled token are inert`() {
+        let onNone = CancellationToken.none.onCancel {}
+        let onCancelled = CancellationToken.cancelled.onCancel {}
+        #expect(!onNone.unregister())
+        #expect(!onCancelled.unregister())
+        onNone.unregisterAndWait()
+        onCancelled.unregisterAndWait()
+    }
+
+    // MARK: - O(1) unregister (structural)
+
+    @Test func `a million registrations unregister in random order`() {
+        let request = CancellationRequest()
+        let runs = Counter()
+        var registrations = (0..<1_000_000).map { _ in request.token.onCancel { runs.increment() } }
+        var generator = SystemRandomNumberGenerator()
+        registrations.shuffle(using: &generator)
+        var removed = 0
+        for registration in registrations where registration.unregister() { removed += 1 }
+        #expect(removed == 1_000_000)
+        request.cancel()
+        #expect(runs.value == 0)
+    }
+
+    // MARK: - unregisterAndWait
+
+    @Test func `unregisterAndWait from inside the running handler returns at once`() async {
+        let request = CancellationRequest()
+        let registration = Locked<CancellationRegistration?>(nil)
+        let reachedEnd = Counter()
+        registration.withLock {
+            $0 = request.token.onCancel {
+                registration.value!.unregisterAndWait()
+                reachedEnd.increment()
+            }
+        }
+        await onDedicatedThread { request.cancel() }
+        #expect(reachedEnd.value == 1)
+    }
+
+    @Test func `unregisterAndWait from a nested cancellation's handler returns at once`() async {
+        // Thread T runs `outer`'s handler, which cancels `inner`, whose handler waits for the
+        // outer handler: it is running on this very thread, so waiting would deadlock.
+        let outer = CancellationRequest()
+        let inner = CancellationRequest()
+        let outerRegistration = Locked<CancellationRegistration?>(nil)
+        let reachedEnd = Counter()
+        inner.token.onCancel {
+            outerRegistration.value!.unregisterAndWait()
+            reachedEnd.increment()
+        }
+        outerRegistration.withLock { $0 = outer.token.onCancel { inner.cancel() } }
+        await onDedicatedThread { outer.cancel() }
+        #expect(reachedEnd.value == 1)
+    }
+
+    @Test func `unregisterAndWait returns only after the handler running on another thread finished`() async {
+        let request = CancellationRequest()
+        let handlerStarted = Signal()
+        let waiterIsAboutToWait = Signal()
+        let handlerFinished = Locked(false)
+        let registration = request.token.onCancel {
+            handlerStarted.fire()
+            waiterIsAboutToWait.wait()
+            pause(.milliseconds(100))  // widen the window in which a non-waiting call would return early
+            handlerFinished.withLock { $0 = true }
+        }
+        async let cancelled: Void = onDedicatedThread { request.cancel() }
+        let finishedWhenReturned = await onDedicatedThread { () -> Bool in
+            handlerStarted.wait()
+            waiterIsAboutToWait.fire()
+            registration.unregisterAndWait()
+            return handlerFinished.value
+        }
+        await cancelled
+        #expect(finishedWhenReturned)
+    }
+
+    @Test func `unregister never blocks on a handler running on another thread`() async {
+        let request = CancellationRequest()
+        let handlerStarted = Signal()
+        let release = Signal()
+        let registration = request.token.onCancel {
+            handlerStarted.fire()
+            release.wait()
+        }
+        async let cancelled: Void = onDedicatedThread { request.cancel() }
+        let result = await onDedicatedThread { () -> Bool in
+            handlerStarted.wait()
+            let result = registration.unregister()  // would hang here (until the time limit) if it blocked
+            release.fire()
+            return result
+        }
+        await cancelled
+        #expect(result == false)
+    }
+
+    // MARK: - Task-local inheritance must not fool unregisterAndWait
+
+    @Test func `unregisterAndWait from a Task started by an earlier handler still waits for the running handler`() async {
+        // Handler `first` (newest, runs first) starts a Task; the Task calls unregisterAndWait on
+        // `second` while `second` runs on the cancelling thread. The Task runs on another thread, so it must wait.
+        let request = CancellationRequest()
+        let secondStarted = Signal()
+        let waiterIsAboutToWait = Signal()
+        let secondFinished = Locked(false)
+        let outcome = Locked<Bool?>(nil)
+        let done = Signal()
+        let second = request.token.onCancel {
+            secondStarted.fire()
+            waiterIsAboutToWait.wait()
+            pause(.milliseconds(100))
+            secondFinished.withLock { $0 = true }
+        }
+        request.token.onCancel {
+            Task {
+                await onDedicatedThread { secondStarted.wait() }
+                waiterIsAboutToWait.fire()
+                second.unregisterAndWait()
+                outcome.withLock { $0 = secondFinished.value }
+                done.fire()
+            }
+        }
+        await onDedicatedThread { request.cancel() }
+        await onDedicatedThread { done.wait() }
+        #expect(outcome.value == true)
+    }
+
+    // MARK: - Equatable, Hashable
+
+    @Test func `a registration equals its copies and differs from others`() {
+        let request = CancellationRequest()
+        let first = request.token.onCancel {}
+        let copy = first
+        let second = request.token.onCancel {}
+        let elsewhere = CancellationRequest().token.onCancel {}
+        #expect(first == copy)
+        #expect(first.hashValue == copy.hashValue)
+        #expect(first != second)
+        #expect(first != elsewhere)
+        #expect(Set([first, copy, second, elsewhere]).count == 3)
+    }
+
+    @Test func `inert registrations are equal to each other`() {
+        let onNone = CancellationToken.none.onCancel {}
+        let onCancelled = CancellationToken.cancelled.onCancel {}
+        #expect(onNone == onCancelled)
+        #expect(Set([onNone, onCancelled]).count == 1)
+    }
+}

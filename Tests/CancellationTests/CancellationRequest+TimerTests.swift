@@ -1,0 +1,139 @@
+import Cancellation
+import Foundation
+import Testing
+
+/// Blocking waits (`wait(timeout:)`) run on dedicated threads, never on the cooperative pool.
+/// Generous limits (10 s) bound only how long a failure takes to show; nothing asserts on elapsed time.
+@Suite(.timeLimit(.minutes(1)))
+struct CancellationRequestTimerTests {
+    // MARK: - Firing
+
+    @Test func `cancelAfter cancels the request and runs its handlers`() async {
+        let request = CancellationRequest(cancelAfter: .milliseconds(20))
+        let runs = Counter()
+        request.token.onCancel { runs.increment() }
+        let cancelled = await onDedicatedThread { request.token.wait(timeout: .seconds(10)) }
+        #expect(cancelled)
+        #expect(request.isCancellationRequested)
+        #expect(await eventually { runs.value == 1 })
+    }
+
+    @Test func `cancel(after:) on an existing request fires`() async {
+        let request = CancellationRequest()
+        request.cancel(after: .milliseconds(20))
+        let cancelled = await onDedicatedThread { request.token.wait(timeout: .seconds(10)) }
+        #expect(cancelled)
+    }
+
+    // MARK: - A pending timer keeps its request alive
+
+    @Test func `a pending timer keeps its request alive: the token alone is enough`() async {
+        let token = CancellationRequest(cancelAfter: .milliseconds(50)).token
+        #expect(token.canBeCancelled)
+        let cancelled = await onDedicatedThread { token.wait(timeout: .seconds(10)) }
+        #expect(cancelled)
+    }
+
+    @Test func `a pending timer holds the request until it fires, then lets it go`() async {
+        var request: CancellationRequest? = CancellationRequest(cancelAfter: .milliseconds(50))
+        let probe = WeakProbe(request!)
+        let token = request!.token
+        request = nil
+        #expect(probe.isAlive)
+        #expect(token.canBeCancelled)
+        #expect(await onDedicatedThread { token.wait(timeout: .seconds(10)) })
+        #expect(await eventually { !probe.isAlive })  // the fired timer no longer holds it
+    }
+
+    @Test func `cancel stops the pending timer and releases the request`() async {
+        var request: CancellationRequest? = CancellationRequest(cancelAfter: .seconds(3600))
+        let probe = WeakProbe(request!)
+        let runs = Counter()
+        request!.token.onCancel { runs.increment() }
+        request!.cancel()
+        #expect(runs.value == 1)
+        request = nil
+        #expect(await eventually { !probe.isAlive })
+        #expect(runs.value == 1)
+    }
+
+    // MARK: - The last call wins
+
+    @Test func `re-arming a long timer with a short delay fires`() async {
+        let request = CancellationRequest(cancelAfter: .seconds(3600))
+        request.cancel(after: .milliseconds(50))
+        let cancelled = await onDedicatedThread { request.token.wait(timeout: .seconds(10)) }
+        #expect(cancelled)
+    }
+
+    @Test func `re-arming a short timer with a long delay postpones it`() async {
+        let request = CancellationRequest(cancelAfter: .milliseconds(50))
+        request.cancel(after: .seconds(3600))
+        // Well past the short deadline: with the first deadline still in force it would have fired.
+        let cancelled = await onDedicatedThread { request.token.wait(timeout: .milliseconds(300)) }
+        #expect(!cancelled)
+        #expect(!request.isCancellationRequested)
+        request.cancel()  // stops the timer, releasing the request
+    }
+
+    @Test func `re-arming many times keeps only the last deadline`() async {
+        let request = CancellationRequest()
+        for _ in 0..<100 { request.cancel(after: .milliseconds(20)) }
+        request.cancel(after: .seconds(3600))
+        #expect(!(await onDedicatedThread { request.token.wait(timeout: .milliseconds(300)) }))
+        request.cancel(after: .milliseconds(20))
+        #expect(await onDedicatedThread { request.token.wait(timeout: .seconds(10)) })
+    }
+
+    // MARK: - After cancel() it does nothing
+
+    @Test func `cancel(after:) after cancel does nothing and does not keep the request alive`() {
+        var request: CancellationRequest? = CancellationRequest()
+        let probe = WeakProbe(request!)
+        let runs = Counter()
+        request!.token.onCancel { runs.increment() }
+        request!.cancel()
+        request!.cancel(after: .seconds(3600))
+        request!.cancel(after: .zero)
+        request = nil
+        #expect(!probe.isAlive)  // no timer was armed to hold it
+        #expect(runs.value == 1)
+    }
+
+    // MARK: - Zero and negative delays
+
+    @Test(arguments: [Duration.zero, .nanoseconds(-1), .seconds(-5)])
+    func `a delay of zero or less cancels before init returns`(delay: Duration) {
+        let request = CancellationRequest(cancelAfter: delay)
+        #expect(request.isCancellationRequested)
+    }
+
+    @Test(arguments: [Duration.zero, .seconds(-1)])
+    func `cancel(after:) with a delay of zero or less runs the handlers on this thread before it returns`(
+        delay: Duration
+    ) async {
+        let request = CancellationRequest(cancelAfter: .seconds(3600))
+        let outcome = await onDedicatedThread { () -> (runs: Int, sameThread: Bool) in
+            let runs = Counter()
+            let me = currentThreadID()
+            let sameThread = Locked(false)
+            request.token.onCancel {
+                runs.increment()
+                sameThread.withLock { $0 = pthread_equal(currentThreadID(), me) != 0 }
+            }
+            request.cancel(after: delay)
+            return (runs.value, sameThread.value)
+        }
+        #expect(outcome.runs == 1)
+        #expect(outcome.sameThread)
+    }
+
+    @Test func `a delay too large for Dispatch is clamped, not trapped on`() {
+        let request = CancellationRequest(cancelAfter: .seconds(Int64.max))
+        #expect(!request.isCancellationRequested)
+        request.cancel(after: Duration(secondsComponent: Int64.max, attosecondsComponent: 999_999_999_999_999_999))
+        #expect(!request.isCancellationRequested)
+        request.cancel()
+        #expect(request.isCancellationRequested)
+    }
+}

@@ -18,8 +18,8 @@ test: ## Run the test suite, warnings as errors (what CI runs)
 demo: ## Run the demo: futures and tokens doing their main job
 	$(SWIFT) run -c release Demo
 
-tsan: ## Run the test suite under ThreadSanitizer
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan $(TEST_FLAGS)
+tsan: ## Run the test suite under ThreadSanitizer (FUTURELIB_TSAN makes Mutex visible to it)
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan -Xswiftc -DFUTURELIB_TSAN $(TEST_FLAGS)
 
 asan: ## Run the test suite under AddressSanitizer
 	$(SWIFT) test --sanitize=address --scratch-path .build-asan $(TEST_FLAGS)

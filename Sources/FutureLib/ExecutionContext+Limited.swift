@@ -38,7 +38,7 @@ public final class LimitedExecutionContext: ExecutionContext {
     }
 
     private let base: any ExecutionContext
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     /// Creates a context that runs at most `maxConcurrency` jobs at once on `base`.
     ///
@@ -52,7 +52,7 @@ public final class LimitedExecutionContext: ExecutionContext {
     public init(maxConcurrency: Int, on base: any ExecutionContext = .default) {
         precondition(maxConcurrency >= 1, "LimitedExecutionContext: maxConcurrency must be at least 1, got \(maxConcurrency)")
         self.base = base
-        self.state = Mutex(State(limit: maxConcurrency))
+        self.state = Lock(State(limit: maxConcurrency))
     }
 
     /// The most jobs that run at once. Settable at any time; at least 1.

@@ -17,11 +17,11 @@ import Synchronization
 /// A future completes exactly once; the result never changes afterwards. Continuations run
 /// exactly once each, on the context they were given, and are released after they ran.
 public final class Future<Value: Sendable>: Sendable {
-    let state: Mutex<FutureState<Value>>
+    let state: Lock<FutureState<Value>>
 
     /// A pending future, completed by its ``Promise`` or its work.
     init() {
-        state = Mutex(FutureState())
+        state = Lock(FutureState())
     }
 
     /// Creates a future that already succeeded with `value`.
@@ -35,7 +35,7 @@ public final class Future<Value: Sendable>: Sendable {
     ///
     /// - Parameter value: The value.
     public init(value: Value) {
-        state = Mutex(FutureState(result: .success(value)))
+        state = Lock(FutureState(result: .success(value)))
     }
 
     /// Creates a future that already failed with `error`.
@@ -46,7 +46,7 @@ public final class Future<Value: Sendable>: Sendable {
     ///
     /// - Parameter error: The error.
     public init(error: any Error) {
-        state = Mutex(FutureState(result: .failure(error)))
+        state = Lock(FutureState(result: .failure(error)))
     }
 
     /// Creates a future completed by running `work` on `context`.

@@ -168,7 +168,7 @@ private final class Traversal<Element: Sendable, U: Sendable>: Sendable {
     private let context: any ExecutionContext
     private let cancellationToken: CancellationToken
     private let task: @Sendable (Element) -> Future<U>
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     init(
         elements: [Element],
@@ -182,7 +182,7 @@ private final class Traversal<Element: Sendable, U: Sendable>: Sendable {
         self.context = context
         self.cancellationToken = cancellationToken
         self.task = task
-        self.state = Mutex(State(values: Array(repeating: nil, count: elements.count)))
+        self.state = Lock(State(values: Array(repeating: nil, count: elements.count)))
     }
 
     func start() {

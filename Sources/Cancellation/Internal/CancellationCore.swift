@@ -10,7 +10,7 @@ import Synchronization
 final class CancellationCore: Sendable {
     typealias Handler = RegistrationList.Handler
 
-    private let state = Mutex(CancellationState())
+    private let state = Lock(CancellationState())
     /// Mirrors "phase is cancelling or cancelled" so that `isCancellationRequested` costs one load.
     private let requested = Atomic<Bool>(false)
     /// Mirrors "phase is abandoned".

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// The continuation is taken out under the lock and resumed after the lock is released.
 final class ResumeOnce: Sendable {
-    private let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    private let continuation = Lock<CheckedContinuation<Void, Never>?>(nil)
     /// Set when `resume()` came before `install(_:)`.
     private let resumedEarly = Atomic<Bool>(false)
 

@@ -128,7 +128,7 @@ struct RaceTests {
     // MARK: - Deallocation vs onCancel
 
     final class AbandonRound: Sendable {
-        let request = Mutex<CancellationRequest?>(CancellationRequest())
+        let request = Lock<CancellationRequest?>(CancellationRequest())
         let token: CancellationToken
         let runs = Counter()
         let released = DeinitCounter()

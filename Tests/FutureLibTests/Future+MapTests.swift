@@ -1,3 +1,4 @@
+import Cancellation
 import Dispatch
 import FutureLib
 import Synchronization
@@ -71,7 +72,7 @@ struct FutureMapTests {
 
     @Test("andThen runs the side effect before passing the result on unchanged")
     func andThenPassesThrough() async throws {
-        let seen = Mutex<[String]>([])
+        let seen = Lock<[String]>([])
         let future = Future(value: 5)
             .andThen { _ in seen.withLock { $0.append("first") } }
             .andThen { _ in seen.withLock { $0.append("second") } }

@@ -1,3 +1,4 @@
+import Cancellation
 import Dispatch
 import FutureLib
 import Synchronization
@@ -31,7 +32,7 @@ struct SequenceFuturesTests {
 
     @Test("traverse fails with the first failure in time and then starts no more tasks")
     func traverseStopsOnFailure() async {
-        let started = Mutex<[Int]>([])
+        let started = Lock<[Int]>([])
         let failing = Array(0..<100).traverse(on: .synchronous, maxConcurrency: 2) { index -> Future<Int> in
             started.withLock { $0.append(index) }
             return index == 3 ? Future(error: SampleError(code: 3)) : Future(value: index, after: .milliseconds(1))
@@ -143,7 +144,7 @@ final class ConcurrencyTracker: Sendable {
         var order: [Int] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     func started(_ index: Int) {
         state.withLock {

@@ -109,12 +109,12 @@ struct CancellationRegistrationTests {
     @Test func `a million registrations unregister in random order`() {
         let request = CancellationRequest()
         let runs = Counter()
-        var registrations = (0..<1_000_000).map { _ in request.token.onCancel { runs.increment() } }
+        var registrations = (0..<Scale.million).map { _ in request.token.onCancel { runs.increment() } }
         var generator = SystemRandomNumberGenerator()
         registrations.shuffle(using: &generator)
         var removed = 0
         for registration in registrations where registration.unregister() { removed += 1 }
-        #expect(removed == 1_000_000)
+        #expect(removed == Scale.million)
         request.cancel()
         #expect(runs.value == 0)
     }

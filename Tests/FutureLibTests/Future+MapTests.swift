@@ -197,17 +197,17 @@ struct FutureMapTests {
     func millionMapChain() async throws {
         let promise = Promise<Int>()
         var future = promise.future
-        for _ in 0..<1_000_000 { future = future.map(on: .synchronous) { $0 + 1 } }
+        for _ in 0..<Scale.million { future = future.map(on: .synchronous) { $0 + 1 } }
         promise.fulfill(0)
-        #expect(try await future.value() == 1_000_000)
+        #expect(try await future.value() == Scale.million)
     }
 
     @Test("a chain of a million flatMaps on .synchronous completes without overflowing the stack")
     func millionFlatMapChain() async throws {
         let promise = Promise<Int>()
         var future = promise.future
-        for _ in 0..<1_000_000 { future = future.flatMap(on: .synchronous) { Future(value: $0 + 1) } }
+        for _ in 0..<Scale.million { future = future.flatMap(on: .synchronous) { Future(value: $0 + 1) } }
         promise.fulfill(0)
-        #expect(try await future.value() == 1_000_000)
+        #expect(try await future.value() == Scale.million)
     }
 }

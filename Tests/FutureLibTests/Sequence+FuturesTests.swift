@@ -69,8 +69,8 @@ struct SequenceFuturesTests {
 
     @Test("traverse over a million elements with a cap completes")
     func traverseMillion() async throws {
-        let values = try await Array(0..<1_000_000).traverse(on: .synchronous, maxConcurrency: 64) { Future(value: $0 & 1) }.value()
-        #expect(values.count == 1_000_000)
+        let values = try await Array(0..<Scale.million).traverse(on: .synchronous, maxConcurrency: 64) { Future(value: $0 & 1) }.value()
+        #expect(values.count == Scale.million)
     }
 
     // MARK: - sequence, results, fold, firstCompleted

@@ -51,3 +51,13 @@ func race<State: Sendable>(
     }
     return failures.value
 }
+
+/// Sizes of the scale tests: a million normally; far less under ThreadSanitizer (`make tsan`
+/// builds with `-D FUTURELIB_TSAN`), which runs such loops 50 times slower.
+enum Scale {
+    #if FUTURELIB_TSAN
+    static let million = 20_000
+    #else
+    static let million = 1_000_000
+    #endif
+}

@@ -92,6 +92,8 @@ extension Future {
         case .dispatch(let result):
             Continuation(id: 0, context: context, callback: callback, registration: nil).dispatch(result)
             return
+        case .queued:
+            return  // the completing thread dispatches it after the earlier continuations
         case .stored(let storedID):
             id = storedID
         }

@@ -80,7 +80,12 @@ public final class Future<Value: Sendable>: Sendable {
         }
         context.execute { [self] in
             defer { registration.unregister() }
-            guard !cancellationToken.isCancellationRequested else { return }
+            guard !cancellationToken.isCancellationRequested else {
+                // `cancel()` may not have reached the handler above yet, and unregistering would
+                // then drop it: complete here, or the future could stay pending forever.
+                complete(with: .failure(CancellationError()))
+                return
+            }
             complete(with: Result { try work() })
         }
     }
@@ -148,11 +153,23 @@ public final class Future<Value: Sendable>: Sendable {
 
     /// Completes the future unless it is already complete; true if this call completed it.
     /// Continuations run after the lock is released.
+    ///
+    /// Continuations on other contexts are handed to them first, then those registered on such
+    /// contexts meanwhile (by another thread, or by one of those continuations), and only then
+    /// do the `.synchronous` ones run inline. So a continuation that a `.synchronous` one
+    /// registers on a serial context still runs after the earlier ones on that context.
     @discardableResult
     func complete(with result: Result<Value, any Error>) -> Bool {
         guard let ready = state.withLock({ $0.complete(with: result) }) else { return false }
-        if let first = ready.first { run(first, with: result) }
-        for continuation in ready.more { run(continuation, with: result) }
+        if ready.hasAsynchronous {
+            if let first = ready.first, !first.context.isSynchronous { run(first, with: result) }
+            for continuation in ready.more where !continuation.context.isSynchronous { run(continuation, with: result) }
+            while let queued = state.withLock({ $0.takeQueued() }) {
+                for continuation in queued { run(continuation, with: result) }
+            }
+        }
+        if let first = ready.first, first.context.isSynchronous { run(first, with: result) }
+        for continuation in ready.more where continuation.context.isSynchronous { run(continuation, with: result) }
         return true
     }
 

@@ -51,6 +51,10 @@ struct FutureState<Value: Sendable> {
     private var first: Continuation<Value>?
     private var more: [Continuation<Value>] = []
     private var nextID: UInt32 = 1
+    /// True while a completion still hands continuations to contexts other than `.synchronous`;
+    /// registrations on such contexts meanwhile queue in `more` behind them (see ``takeQueued()``),
+    /// so that a serial context runs continuations in registration order.
+    private var isDispatching = false
 
     init(result: Result<Value, any Error>? = nil) {
         self.result = result
@@ -60,17 +64,32 @@ struct FutureState<Value: Sendable> {
     struct Ready {
         var first: Continuation<Value>?
         var more: [Continuation<Value>]
+        /// Whether some continuation is not on `.synchronous`; the completer then drains
+        /// ``takeQueued()`` after handing those to their contexts.
+        var hasAsynchronous: Bool
     }
 
     /// Completes the future; returns the continuations to dispatch, or nil when it was already complete.
     mutating func complete(with newResult: Result<Value, any Error>) -> Ready? {
         guard result == nil else { return nil }
         result = newResult
+        isDispatching = first.map { !$0.context.isSynchronous } == true || more.contains { !$0.context.isSynchronous }
         defer {
             first = nil
             more = []
         }
-        return Ready(first: first, more: more)
+        return Ready(first: first, more: more, hasAsynchronous: isDispatching)
+    }
+
+    /// The continuations registered while the completer was dispatching, to dispatch next in
+    /// registration order; nil when there are none, and then dispatching is over.
+    mutating func takeQueued() -> [Continuation<Value>]? {
+        guard !more.isEmpty else {
+            isDispatching = false
+            return nil
+        }
+        defer { more = [] }
+        return more
     }
 
     enum AddAction {
@@ -78,10 +97,17 @@ struct FutureState<Value: Sendable> {
         case stored(UInt32)
         /// Already complete: dispatch now with this result.
         case dispatch(Result<Value, any Error>)
+        /// Already complete, but the completer is still handing earlier continuations to their
+        /// contexts: it dispatches this one after them.
+        case queued
     }
 
     mutating func add(context: any ExecutionContext, callback: Callback<Value>) -> AddAction {
-        if let result { return .dispatch(result) }
+        if let result {
+            guard isDispatching, !context.isSynchronous else { return .dispatch(result) }
+            more.append(Continuation(id: 0, context: context, callback: callback, registration: nil))
+            return .queued
+        }
         let id = nextID
         nextID &+= 1
         if nextID == 0 { nextID = 1 }

@@ -1,0 +1,105 @@
+import Dispatch
+import FutureLib
+import Testing
+
+@Suite(.timeLimit(.minutes(1)))
+struct FutureAsyncTests {
+    @Test func `value() async suspends until the future is fulfilled`() async throws {
+        let promise = Promise<Int>()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { promise.fulfill(12) }
+        #expect(try await promise.future.value() == 12)
+    }
+
+    @Test func `value() async throws the future's error`() async {
+        let promise = Promise<Int>()
+        DispatchQueue.global().async { promise.reject(TestFailure(code: 8)) }
+        await #expect(throws: TestFailure(code: 8)) { try await promise.future.value() }
+    }
+
+    @Test func `value() async of a dropped promise's future throws brokenPromise`() async {
+        await #expect(throws: FutureError.brokenPromise) { try await Promise<Int>().future.value() }
+    }
+
+    @Test func `value() async throws CancellationError when the task is cancelled and leaves the future to other waiters`()
+        async throws
+    {
+        let promise = Promise<Int>()
+        let cancelledWaiter = Task { try await promise.future.value() }
+        let patientWaiter = Task { try await promise.future.value() }
+        try await Task.sleep(for: .milliseconds(5))  // usually suspended by now; either way the outcome is the same
+        cancelledWaiter.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelledWaiter.value }
+        #expect(promise.future.result == nil)  // untouched: still pending
+        promise.fulfill(21)
+        #expect(try await patientWaiter.value == 21)
+        #expect(try await promise.future.value() == 21)
+    }
+
+    @Test func `value() async in an already cancelled task throws CancellationError for a pending future`() async {
+        let promise = Promise<Int>()
+        let waiter = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await promise.future.value()
+        }
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        #expect(!promise.future.isCompleted)
+        withExtendedLifetime(promise) {}
+    }
+
+    @Test func `value() async of a completed future returns its value`() async throws {
+        #expect(try await Future(value: 2).value() == 2)
+        await #expect(throws: TestFailure()) { try await Future<Int>(error: TestFailure()).value() }
+    }
+
+    @Test func `value(timeout:) async throws timeout for a future that stays pending, and leaves it pending`() async throws {
+        let promise = Promise<Int>()
+        await #expect(throws: FutureError.timeout) { try await promise.future.value(timeout: .milliseconds(20)) }
+        #expect(!promise.future.isCompleted)
+        promise.fulfill(3)
+        #expect(try await promise.future.value(timeout: .seconds(30)) == 3)
+    }
+
+    @Test func `value(timeout:) async with a negative timeout counts as zero`() async {
+        let promise = Promise<Int>()
+        await #expect(throws: FutureError.timeout) { try await promise.future.value(timeout: .seconds(-5)) }
+        withExtendedLifetime(promise) {}
+    }
+
+    @Test func `value(timeout:) async returns a value that comes before the deadline`() async throws {
+        let promise = Promise<Int>()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { promise.fulfill(4) }
+        #expect(try await promise.future.value(timeout: .seconds(30)) == 4)
+    }
+
+    @Test func `wait(timeout:) async is false for a pending future and true for a completed one`() async {
+        let promise = Promise<Int>()
+        #expect(await !promise.future.wait(timeout: .milliseconds(10)))
+        #expect(await !promise.future.wait(timeout: .zero))
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { promise.fulfill(1) }
+        #expect(await promise.future.wait(timeout: .seconds(30)))
+        #expect(await Future(value: 1).wait(timeout: .zero))
+    }
+
+    @Test func `wait(timeout:) async ends early when the task is cancelled`() async {
+        let promise = Promise<Int>()
+        let waiter = Task { await promise.future.wait(timeout: .seconds(3600)) }
+        try? await Task.sleep(for: .milliseconds(5))
+        waiter.cancel()
+        #expect(await waiter.value == false)
+        #expect(!promise.future.isCompleted)
+        withExtendedLifetime(promise) {}
+    }
+
+    @Test func `value() async waiters each get the value exactly once`() async throws {
+        let promise = Promise<Int>()
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<20 {
+                group.addTask { try await promise.future.value() }
+            }
+            promise.fulfill(5)
+            var values: [Int] = []
+            for try await value in group { values.append(value) }
+            #expect(values == Array(repeating: 5, count: 20))
+        }
+    }
+}

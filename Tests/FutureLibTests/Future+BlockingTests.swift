@@ -1,0 +1,159 @@
+import Dispatch
+import FutureLib
+import Testing
+
+/// The blocking API: `value()`, `value(timeout:)`, `wait(timeout:)`.
+///
+/// Synchronous tests, because the blocking overloads are unavailable in async code. The nested
+/// `Serialized` suite is the one place whose tests block one at a time; `OnTheCooperativePool`
+/// deliberately blocks from many tests in parallel (Swift Testing runs synchronous tests on the
+/// cooperative pool), which is exactly what must not starve the library.
+@Suite(.timeLimit(.minutes(1)))
+struct FutureBlockingTests {
+    @Suite(.serialized)
+    struct Serialized {
+        @Test func `value() blocks until the future is fulfilled`() throws {
+            let promise = Promise<Int>()
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { promise.fulfill(13) }
+            #expect(try promise.future.value() == 13)
+        }
+
+        @Test func `value() of a completed future returns at once`() throws {
+            #expect(try Future(value: 1).value() == 1)
+            #expect(throws: TestFailure(code: 3)) { try Future<Int>(error: TestFailure(code: 3)).value() }
+        }
+
+        @Test func `value() throws the future's error`() {
+            let promise = Promise<Int>()
+            DispatchQueue.global().async { promise.reject(TestFailure(code: 4)) }
+            #expect(throws: TestFailure(code: 4)) { try promise.future.value() }
+        }
+
+        @Test func `value() of a dropped promise's future throws brokenPromise`() {
+            #expect(throws: FutureError.brokenPromise) { try Promise<Int>().future.value() }
+            #expect(throws: FutureError.brokenPromise) { try Promise<Int>().future.value(timeout: .seconds(30)) }
+        }
+
+        @Test func `value(timeout:) throws timeout for a future that never completes`() {
+            let promise = Promise<Int>()
+            withExtendedLifetime(promise) {
+                #expect(throws: FutureError.timeout) { try promise.future.value(timeout: .milliseconds(20)) }
+                #expect(!promise.future.isCompleted)  // the future is not affected
+            }
+        }
+
+        @Test func `value(timeout:) with a zero or negative timeout throws timeout for a pending future`() {
+            let promise = Promise<Int>()
+            withExtendedLifetime(promise) {
+                #expect(throws: FutureError.timeout) { try promise.future.value(timeout: .zero) }
+                #expect(throws: FutureError.timeout) { try promise.future.value(timeout: .seconds(-1)) }
+            }
+        }
+
+        @Test func `value(timeout:) returns the value or error that comes before the deadline`() throws {
+            let promise = Promise<Int>()
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { promise.fulfill(2) }
+            #expect(try promise.future.value(timeout: .seconds(30)) == 2)
+            let failing = Promise<Int>()
+            DispatchQueue.global().async { failing.reject(TestFailure(code: 6)) }
+            #expect(throws: TestFailure(code: 6)) { try failing.future.value(timeout: .seconds(30)) }
+        }
+
+        @Test func `a timed-out future can still be fulfilled and read`() throws {
+            let promise = Promise<Int>()
+            #expect(throws: FutureError.timeout) { try promise.future.value(timeout: .milliseconds(5)) }
+            promise.fulfill(8)
+            #expect(try promise.future.value(timeout: .seconds(30)) == 8)
+            #expect(try promise.future.value() == 8)
+        }
+
+        @Test func `wait(timeout:) is false for a pending future and true once completed`() {
+            let promise = Promise<Int>()
+            #expect(!promise.future.wait(timeout: .milliseconds(10)))
+            #expect(!promise.future.wait(timeout: .seconds(-1)))
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { promise.fulfill(1) }
+            #expect(promise.future.wait(timeout: .seconds(30)))
+            #expect(Future(value: 1).wait(timeout: .zero))
+            #expect(Future<Int>(error: TestFailure()).wait(timeout: .zero))
+        }
+
+        @Test func `a timed-out wait releases its continuation`() {
+            // Many timed-out waits on one pending future must not pile up continuations: after
+            // they ended, the only continuation left is ours, which runs exactly once.
+            let promise = Promise<Int>()
+            for _ in 0..<100 { _ = promise.future.wait(timeout: .zero) }
+            let calls = Counter()
+            promise.future.onComplete(on: .synchronous) { _ in calls.increment() }
+            promise.fulfill(1)
+            #expect(calls.value == 1)
+        }
+
+        @Test func `value() of .default work that blocks on other .default work, nested deeper than cores, finishes`()
+            throws
+        {
+            let levels = 4 * WorkerCount.cores + 4
+            @Sendable func nested(_ level: Int) throws -> Int {
+                guard level > 0 else { return 0 }
+                return try Future(on: .default) { try nested(level - 1) + 1 }.value(timeout: .seconds(30))
+            }
+            #expect(try nested(levels) == levels)
+        }
+
+        @Test func `many .default jobs blocking on each other's work in parallel finish`() throws {
+            let futures = (0..<16).map { index in
+                Future(on: .default) {
+                    try Future(on: .default) { try Future(on: .default) { index }.value() }.value()
+                }
+            }
+            #expect(try futures.map { try $0.value(timeout: .seconds(30)) } == Array(0..<16))
+        }
+
+        @Test func `value() of async work blocks until the task finishes`() throws {
+            let future = Future { () async throws -> Int in
+                try await Task.sleep(for: .milliseconds(5))
+                return 3
+            }
+            #expect(try future.value(timeout: .seconds(30)) == 3)
+        }
+    }
+
+    @Suite
+    struct OnTheCooperativePool {
+        @Test(arguments: 0..<8)
+        func `parallel tests blocking on async work all finish`(index: Int) throws {
+            let future = Future { () async throws -> Int in
+                try await Task.sleep(for: .milliseconds(20))
+                return index
+            }
+            #expect(try future.value() == index)
+        }
+
+        @Test(arguments: 0..<8)
+        func `parallel tests blocking on .default work all finish`(index: Int) throws {
+            let future = Future(on: .default) {
+                pause(.milliseconds(20))
+                return index
+            }
+            #expect(try future.value() == index)
+        }
+
+        @Test(arguments: 0..<4)
+        func `parallel tests blocking on nested .default work all finish`(index: Int) throws {
+            @Sendable func nested(_ level: Int) throws -> Int {
+                guard level > 0 else { return index }
+                return try Future(on: .default) { try nested(level - 1) }.value()
+            }
+            #expect(try nested(2 * WorkerCount.cores + 2) == index)
+        }
+
+        @Test(arguments: 0..<4)
+        func `parallel tests blocking with timeouts on async work all finish`(index: Int) throws {
+            let future = Future { () async throws -> Int in
+                try await Task.sleep(for: .milliseconds(10))
+                return index
+            }
+            #expect(future.wait(timeout: .seconds(30)))
+            #expect(try future.value(timeout: .seconds(30)) == index)
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// Iteration counts for the race tests. `make stress` raises them with the environment variable
+/// `FUTURELIB_STRESS_ITERATIONS`; cheap races default to 10,000 iterations.
+enum Stress {
+    /// `FUTURELIB_STRESS_ITERATIONS`, if set to a positive number.
+    static let override: Int? = ProcessInfo.processInfo.environment["FUTURELIB_STRESS_ITERATIONS"]
+        .flatMap { Int($0) }
+        .flatMap { $0 > 0 ? $0 : nil }
+
+    /// Iterations for a cheap race (a few atomic operations per round).
+    static var cheap: Int { override ?? 10_000 }
+
+    /// Iterations for a heavy race (many handlers or threads per round): a tenth of `cheap`.
+    static var heavy: Int { max(override.map { $0 / 10 } ?? 1_000, 100) }
+}
+
+/// Runs `iterations` rounds of a race between `actions.count` dedicated threads.
+///
+/// Each round, thread 0 calls `setup`, then every thread is released through a barrier and runs its
+/// action on the round's state, then (after a second barrier) thread 0 calls `check`, which
+/// returns a failure description or nil. Suspends until done and returns the first failures
+/// (assert on them in the test body: `#expect` is not meant for foreign threads).
+func race<State: Sendable>(
+    iterations: Int,
+    setup: @escaping @Sendable () -> State,
+    actions: [@Sendable (State) -> Void],
+    check: @escaping @Sendable (State) -> String?
+) async -> [String] {
+    let failures = Locked<[String]>([])
+    let current = Locked<State?>(nil)
+    let barrier = SpinBarrier(parties: actions.count)
+    await withTaskGroup(of: Void.self) { group in
+        for index in actions.indices {
+            group.addTask {
+                await onDedicatedThread {
+                    let action = actions[index]
+                    for round in 0..<iterations {
+                        if index == 0 { current.withLock { $0 = setup() } }
+                        barrier.arriveAndWait()
+                        let state = current.value!
+                        action(state)
+                        barrier.arriveAndWait()
+                        if index == 0, let failure = check(state) {
+                            failures.withLock { if $0.count < 10 { $0.append("round \(round): \(failure)") } }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return failures.value
+}

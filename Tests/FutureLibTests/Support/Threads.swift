@@ -1,0 +1,181 @@
+import Foundation
+import FutureLib
+import Synchronization
+
+// MARK: - Dedicated threads
+
+/// Runs `body` on a new Foundation `Thread` and suspends (without blocking a cooperative thread)
+/// until it returns. Every blocking call of the tests goes through here, so a test body never
+/// blocks the cooperative pool.
+@discardableResult
+func onDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        let thread = Thread {
+            continuation.resume(returning: body())
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+}
+
+/// Starts `count` dedicated threads, releases them together through a barrier, and runs
+/// `body(index)` on each. Suspends until every one returned.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+    let barrier = SpinBarrier(parties: count)
+    await withTaskGroup(of: Void.self) { group in
+        for index in 0..<count {
+            group.addTask {
+                await onDedicatedThread {
+                    barrier.arriveAndWait()
+                    body(index)
+                }
+            }
+        }
+    }
+}
+
+/// Identifies a thread, to check on which thread a handler ran.
+// Sendable: a `pthread_t` (a pointer on Darwin) is an opaque identifier, only compared.
+struct ThreadID: Equatable, @unchecked Sendable {
+    private let thread: pthread_t
+
+    /// The calling thread.
+    static var current: ThreadID {
+        ThreadID(thread: pthread_self())
+    }
+
+    static func == (lhs: ThreadID, rhs: ThreadID) -> Bool {
+        pthread_equal(lhs.thread, rhs.thread) != 0
+    }
+}
+
+/// Blocks the calling (dedicated) thread for `duration`. Used only to widen a race window,
+/// never to assert on elapsed time.
+func pause(_ duration: Duration) {
+    let (seconds, attoseconds) = duration.components
+    Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+}
+
+/// An execution context that runs each job on a new thread: for jobs that block, which must
+/// not occupy the threads of `.default` or Dispatch's small pool.
+struct ThreadPerJob: ExecutionContext {
+    func execute(_ work: @escaping @Sendable () -> Void) {
+        let thread = Thread { work() }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+}
+
+// MARK: - Barrier
+
+/// A reusable barrier for a fixed number of threads that spins (yielding) instead of sleeping,
+/// so the threads leave it as close together as possible: the point of a race test.
+final class SpinBarrier: Sendable {
+    private let parties: Int
+    private let arrived = Atomic<Int>(0)
+    private let generation = Atomic<Int>(0)
+
+    init(parties: Int) {
+        precondition(parties > 0, "parties must be positive")
+        self.parties = parties
+    }
+
+    /// Returns once all `parties` threads have called it (for this round).
+    func arriveAndWait() {
+        let round = generation.load(ordering: .acquiring)
+        if arrived.add(1, ordering: .acquiringAndReleasing).newValue == parties {
+            arrived.store(0, ordering: .relaxed)
+            generation.add(1, ordering: .releasing)  // releasing: publishes the round's setup
+            return
+        }
+        var spins = 0
+        while generation.load(ordering: .acquiring) == round {
+            spins += 1
+            if spins > 64 { sched_yield() }
+        }
+    }
+}
+
+// MARK: - Small thread-safe values
+
+/// A value shared by threads, guarded by a `Mutex`.
+final class Locked<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+
+    init(_ value: Value) {
+        storage = Mutex(value)
+    }
+
+    var value: Value {
+        storage.withLock { $0 }
+    }
+
+    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R {
+        storage.withLock { body(&$0) }
+    }
+}
+
+/// A counter shared by threads.
+final class Counter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    init() {}
+
+    var value: Int {
+        count.load(ordering: .acquiring)
+    }
+
+    @discardableResult
+    func increment() -> Int {
+        count.add(1, ordering: .acquiringAndReleasing).newValue
+    }
+
+    @discardableResult
+    func decrement() -> Int {
+        count.subtract(1, ordering: .acquiringAndReleasing).newValue
+    }
+}
+
+/// A one-shot signal between a handler and another thread (a thin `DispatchSemaphore` wrapper
+/// whose `wait` always has a generous timeout, so a bug fails the test instead of hanging it).
+final class Signal: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    init() {}
+
+    func fire() {
+        semaphore.signal()
+    }
+
+    /// Blocks until fired; false if that took longer than `timeout` (a failure, not a timing check).
+    @discardableResult
+    func wait(timeout: Duration = .seconds(40)) -> Bool {
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        return semaphore.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success
+    }
+}
+
+// MARK: - Polling
+
+/// Polls `condition` on a dedicated thread until it holds or `limit` has passed. For outcomes that
+/// a background queue produces at some later point (a Dispatch timer releasing its handler);
+/// asserts only on the outcome, never on how long it took.
+func eventually(within limit: Duration = .seconds(10), _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+    await onDedicatedThread {
+        let clock = ContinuousClock()
+        let deadline = clock.now + limit
+        while clock.now < deadline {
+            if condition() { return true }
+            pause(.milliseconds(5))
+        }
+        return condition()
+    }
+}
+
+// MARK: - Cores
+
+/// How many cores the machine has, to nest blocking work deeper than the pool has threads.
+enum WorkerCount {
+    static let cores = ProcessInfo.processInfo.activeProcessorCount
+}

@@ -58,10 +58,20 @@ public struct CancellationRegistration: Sendable, Hashable {
         core.unregisterAndWait(key)
     }
 
+    /// Whether two registrations refer to the same stored handler.
+    ///
+    /// ```swift
+    /// #expect(request.token == request.token)
+    /// ```
     public static func == (lhs: CancellationRegistration, rhs: CancellationRegistration) -> Bool {
         lhs.core === rhs.core && lhs.key == rhs.key
     }
 
+    /// Hashes the identity that equality compares.
+    ///
+    /// ```swift
+    /// var seen: Set<CancellationToken> = [request.token]
+    /// ```
     public func hash(into hasher: inout Hasher) {
         hasher.combine(core.map(ObjectIdentifier.init))
         hasher.combine(key)

@@ -109,10 +109,20 @@ public struct CancellationToken: Sendable, Hashable {
         if isCancellationRequested { throw CancellationError() }
     }
 
+    /// Whether two tokens observe the same request.
+    ///
+    /// ```swift
+    /// #expect(request.token == request.token)
+    /// ```
     public static func == (lhs: CancellationToken, rhs: CancellationToken) -> Bool {
         lhs.core === rhs.core
     }
 
+    /// Hashes the identity that equality compares.
+    ///
+    /// ```swift
+    /// var seen: Set<CancellationToken> = [request.token]
+    /// ```
     public func hash(into hasher: inout Hasher) {
         hasher.combine(core.map(ObjectIdentifier.init))
     }

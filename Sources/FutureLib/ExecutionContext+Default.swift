@@ -1,7 +1,7 @@
 /// The shared concurrent context that work and continuations use unless told otherwise.
 ///
 /// Backed by FutureLib's own thread pool, never by Swift's cooperative pool: a test or script
-/// that blocks cooperative threads on ``Future/value()`` cannot starve the work it waits for.
+/// that blocks cooperative threads on `Future.value()` cannot starve the work it waits for.
 ///
 /// ```swift
 /// let future = Future(on: .default) { try parse(bigFile) }
@@ -9,7 +9,7 @@
 ///
 /// ### Threads
 /// About one runnable thread per core. When work on the pool blocks in FutureLib's blocking API
-/// (``Future/value()``, ``Future/wait(timeout:)``), the pool adds a thread while that lasts, so
+/// (`Future.value()`, `Future.wait(timeout:)`), the pool adds a thread while that lasts, so
 /// nested blocking does not deadlock. Work that blocks by other means (semaphores, sleeping
 /// I/O) occupies a thread: give such work a `DispatchQueue` of its own.
 public struct DefaultExecutionContext: ExecutionContext {

@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// A future is read-only; its ``Promise`` (or the work given to `init`) completes it. Register
 /// continuations with ``onComplete(on:cancellationToken:_:)``, compose futures with combinators
-/// such as `map` and `flatMap`, or wait for the result with ``value()`` (blocking) or
+/// such as `map` and `flatMap`, or wait for the result with `value()` (blocking) or
 /// `try await value()` (async).
 ///
 /// ```swift

@@ -1,0 +1,245 @@
+// Benchmarks of the Cancellation module, each beside its floor or its Swift peer in the same run.
+//
+// Every benchmark does 1,000 operations per iteration (`scalingFactor: .kilo`), so with `--scale` every number
+// reads "per operation": per register+unregister, per cancelled handler, per unregister, per lock.
+// Targets (checked by reading the medians side by side; see Benchmarks/README.md):
+//   1. register + unregister            <= 0.5 x withTaskCancellationHandler scope
+//   2. cancel, per handler               <= 2 x uncontended Mutex.withLock
+//   3. unregister, 10^6 vs 10^3 pending  ratio <= 1.5
+//   4. onCancel on .none / .cancelled    0 mallocs
+
+import Benchmark
+import Cancellation
+import Synchronization
+
+// MARK: - Configuration
+
+/// Operations per iteration; every benchmark is scaled by this many (`.kilo`).
+private let operationsPerIteration = 1_000
+
+// Computed, not stored: `Benchmark.Configuration` and `BenchmarkMetric` are not `Sendable`, so no global `let`.
+private var metrics: [BenchmarkMetric] {
+    [.wallClock, .cpuTotal, .instructions, .mallocCountTotal, .throughput]
+}
+
+/// Short runs: the whole suite has to finish in a few minutes on a noisy 2-core machine.
+private var configuration: Benchmark.Configuration {
+    .init(metrics: metrics, warmupIterations: 10, scalingFactor: .kilo, maxDuration: .seconds(1), maxIterations: 2_000)
+}
+
+/// The same, but for benchmarks whose every iteration needs unmeasured setup (fresh requests, re-registering).
+private var setupHeavyConfiguration: Benchmark.Configuration {
+    .init(metrics: metrics, warmupIterations: 5, scalingFactor: .kilo, maxDuration: .seconds(2), maxIterations: 500)
+}
+
+// MARK: - Fixtures
+
+/// A token with `count` outstanding registrations, built in `setup`, outside every measured region.
+private final class OutstandingRegistrations: @unchecked Sendable {
+    // Sendable: only the benchmark's own thread touches it; setup, the iterations and teardown run one after another.
+    let count: Int
+    private(set) var request = CancellationRequest()
+    var registrations: [CancellationRegistration] = []
+    private var generator = SplitMix64(seed: 0x5EED)
+
+    init(count: Int) {
+        self.count = count
+    }
+
+    func build() {
+        request = CancellationRequest()
+        let token = request.token
+        registrations = []
+        registrations.reserveCapacity(count)
+        for _ in 0..<count {
+            registrations.append(token.onCancel {})
+        }
+    }
+
+    func release() {
+        registrations = []
+        request = CancellationRequest()
+    }
+
+    /// `n` distinct indices into `registrations`, spread over the whole slab.
+    func randomIndices(_ n: Int) -> [Int] {
+        var chosen = Set<Int>(minimumCapacity: n)
+        while chosen.count < n {
+            chosen.insert(Int(generator.next() % UInt64(count)))
+        }
+        return Array(chosen)
+    }
+}
+
+/// A small deterministic generator, so every run unregisters the same pattern.
+private struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+// MARK: - Benchmarks
+
+let benchmarks: @Sendable () -> Void = {
+    registerAndUnregister()
+    cancelPerHandler()
+    unregisterWithOutstandingRegistrations()
+    registerOnTokensThatNeedNoStorage()
+}
+
+// MARK: 1. register + unregister vs withTaskCancellationHandler
+
+private func registerAndUnregister() {
+    Benchmark("1a onCancel+unregister (live token)", configuration: configuration) { benchmark in
+        let request = CancellationRequest()
+        let token = request.token
+        token.onCancel {}.unregister()  // the slab exists from here on; steady state is what we measure
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            let registration = token.onCancel {}
+            blackHole(registration.unregister())
+        }
+        benchmark.stopMeasurement()
+        blackHole(request)
+    }
+
+    // The same inside a task, to show the async context costs ours nothing.
+    Benchmark("1b onCancel+unregister (live token, in a task)", configuration: configuration) { benchmark async in
+        let request = CancellationRequest()
+        let token = request.token
+        token.onCancel {}.unregister()
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            let registration = token.onCancel {}
+            blackHole(registration.unregister())
+        }
+        benchmark.stopMeasurement()
+        blackHole(request)
+    }
+
+    // The Swift peer: a cancellation handler scope installs and removes a task status record.
+    Benchmark("1c withTaskCancellationHandler scope (Swift peer)", configuration: configuration) { benchmark async in
+        for _ in benchmark.scaledIterations {
+            await withTaskCancellationHandler {
+                blackHole(0)
+            } onCancel: {
+            }
+        }
+    }
+}
+
+// MARK: 2. cancel with 1, 10, 1,000 handlers vs one Mutex lock
+
+private func cancelPerHandler() {
+    // Every iteration cancels 1,000 handlers in all: 1,000 requests x 1, 100 x 10, or 1 x 1,000.
+    for handlersPerRequest in [1, 10, 1_000] {
+        let requestsPerIteration = operationsPerIteration / handlersPerRequest
+        Benchmark(
+            "2 cancel, \(handlersPerRequest) handler(s) per request (per handler)",
+            configuration: setupHeavyConfiguration
+        ) { benchmark in
+            var requests: [CancellationRequest] = []
+            requests.reserveCapacity(requestsPerIteration)
+            for _ in 0..<requestsPerIteration {
+                let request = CancellationRequest()
+                let token = request.token
+                for _ in 0..<handlersPerRequest {
+                    token.onCancel {}
+                }
+                requests.append(request)
+            }
+            benchmark.startMeasurement()
+            for request in requests {
+                request.cancel()
+            }
+            benchmark.stopMeasurement()
+            blackHole(requests)  // deallocated after the measured region
+        }
+    }
+
+    // The floor: one uncontended lock/unlock of the standard library's Mutex.
+    Benchmark("2 floor: Mutex.withLock, uncontended", configuration: configuration) { benchmark in
+        let mutex = Mutex(0)
+        for _ in benchmark.scaledIterations {
+            mutex.withLock { $0 &+= 1 }
+        }
+        blackHole(mutex.withLock { $0 })
+    }
+}
+
+// MARK: 3. unregister with 10^3 vs 10^6 outstanding registrations
+
+private func unregisterWithOutstandingRegistrations() {
+    for outstanding in [1_000, 1_000_000] {
+        let fixture = OutstandingRegistrations(count: outstanding)
+
+        // Unregister 1,000 registrations made just now on top of the outstanding ones (hot in cache).
+        Benchmark(
+            "3a unregister newest, \(outstanding) outstanding",
+            configuration: setupHeavyConfiguration
+        ) { benchmark in
+            let token = fixture.request.token
+            var fresh: [CancellationRegistration] = []
+            fresh.reserveCapacity(operationsPerIteration)
+            for _ in 0..<operationsPerIteration {
+                fresh.append(token.onCancel {})
+            }
+            benchmark.startMeasurement()
+            for registration in fresh {
+                blackHole(registration.unregister())
+            }
+            benchmark.stopMeasurement()
+        } setup: {
+            fixture.build()
+        } teardown: {
+            fixture.release()
+        }
+
+        // Unregister 1,000 registrations picked at random among the outstanding ones (cold in cache for 10^6),
+        // then register replacements, unmeasured, so the count stays the same.
+        Benchmark(
+            "3b unregister random, \(outstanding) outstanding",
+            configuration: setupHeavyConfiguration
+        ) { benchmark in
+            let indices = fixture.randomIndices(operationsPerIteration)
+            let victims = indices.map { fixture.registrations[$0] }
+            benchmark.startMeasurement()
+            for registration in victims {
+                blackHole(registration.unregister())
+            }
+            benchmark.stopMeasurement()
+            let token = fixture.request.token
+            for index in indices {
+                fixture.registrations[index] = token.onCancel {}
+            }
+        } setup: {
+            fixture.build()
+        } teardown: {
+            fixture.release()
+        }
+    }
+}
+
+// MARK: 4. onCancel on .none and .cancelled: nothing stored, nothing allocated
+
+private func registerOnTokensThatNeedNoStorage() {
+    Benchmark("4a onCancel on .none", configuration: configuration) { benchmark in
+        let token = CancellationToken.none
+        for _ in benchmark.scaledIterations {
+            blackHole(token.onCancel {})
+        }
+    }
+
+    Benchmark("4b onCancel on .cancelled (runs at once)", configuration: configuration) { benchmark in
+        let token = CancellationToken.cancelled
+        for _ in benchmark.scaledIterations {
+            blackHole(token.onCancel {})
+        }
+    }
+}

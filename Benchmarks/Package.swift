@@ -1,0 +1,40 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// The benchmarks live in their own package (as in swift-collections and swift-nio) so that the root package keeps
+// no dependencies at all: ordo-one/benchmark and swift-nio are needed only here.
+let package = Package(
+    name: "FutureLibBenchmarks",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    dependencies: [
+        // `name:` pins the identity, so `package: "FutureLib"` below works whatever the checkout folder is called.
+        .package(name: "FutureLib", path: ".."),
+        // The interposer counts mallocs (`mallocCountTotal`); 1.38.1 needs the trait named on the dependency.
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // The peer for futures: NIO's EventLoopFuture, measured in the same run.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+    ],
+    targets: [
+        // One executable per module, at Benchmarks/<Name>/<Name>.swift (the benchmark plugin's convention).
+        .executableTarget(
+            name: "CancellationBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Cancellation", package: "FutureLib"),
+            ],
+            path: "Benchmarks/CancellationBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Only the NIO peer for now; add `.product(name: "FutureLib", package: "FutureLib")` when Future lands.
+        .executableTarget(
+            name: "FutureLibBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            path: "Benchmarks/FutureLibBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)

@@ -85,16 +85,17 @@ final class CancellationCore: Sendable {
             }
             return action
         }
-        guard case .runHandlers(let timer) = action else { return }
+        guard case .runHandlers(let first, let timer) = action else { return }
         timer?.cancel()
-
-        var step = state.withLock { $0.nextHandler(after: nil) }
-        guard step.next != nil else { return }
+        guard var next = first else { return }
         CancellingThread.runHandlers(of: self) {
-            while let (key, handler) = step.next {
-                handler()
-                step = state.withLock { $0.nextHandler(after: key) }
+            while true {
+                let key = next.key
+                next.handler()
+                let step = state.withLock { $0.handlerReturned(key) }
                 for waiter in step.wake { waiter.signal() }
+                guard let following = step.next else { return }
+                next = following
             }
         }
     }

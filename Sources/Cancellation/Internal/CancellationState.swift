@@ -70,36 +70,51 @@ struct CancellationState {
 
     // MARK: - Cancellation
 
+    /// A handler handed to the cancelling thread. A named type rather than a tuple: a closure inside
+    /// a tuple that crosses `withLock`'s generic result is wrapped in a heap-allocated thunk.
+    typealias Next = RegistrationList.Entry
+
     enum CancelAction {
-        /// This call moved the request to `cancelling`: drain the handlers, and cancel the timer.
-        case runHandlers(timer: (any DispatchSourceTimer)?)
+        /// This call moved the request to `cancelling`: stop the timer, run `first` (if any), then
+        /// keep calling ``handlerReturned(_:)``.
+        case runHandlers(first: Next?, timer: (any DispatchSourceTimer)?)
         /// Already cancelling, cancelled or abandoned.
         case none
     }
 
+    /// Starts cancellation and hands out the newest handler in the same critical section.
     mutating func cancel() -> CancelAction {
         guard case .active = phase else { return .none }
         phase = .cancelling
         defer { timer = nil }
-        return .runHandlers(timer: timer)
+        return .runHandlers(first: takeNewest(), timer: timer)
     }
 
-    /// Called by the cancelling thread when `previous` (if any) returned: hands out the next handler
-    /// to run, or finishes cancellation. Returns the waiters to wake for `previous`.
-    mutating func nextHandler(
-        after previous: RegistrationList.Key?
-    ) -> (next: (key: RegistrationList.Key, handler: Handler)?, wake: [DispatchSemaphore]) {
+    struct Step {
+        /// The next handler to run, or nil when cancellation is complete.
+        var next: Next?
+        /// Threads waiting in `unregisterAndWait()` for the handler that just returned.
+        var wake: [DispatchSemaphore]
+    }
+
+    /// Called by the cancelling thread when the handler `previous` returned: one critical section
+    /// both releases its waiters and hands out the next handler (or completes cancellation).
+    mutating func handlerReturned(_ previous: RegistrationList.Key) -> Step {
         var wake: [DispatchSemaphore] = []
-        if previous != nil, !waiters.isEmpty {
-            swap(&wake, &waiters)
-        }
-        let next = handlers.removeNewest()
-        running = next?.key
-        if next == nil {
+        if !waiters.isEmpty { swap(&wake, &waiters) }
+        return Step(next: takeNewest(), wake: wake)
+    }
+
+    /// Pops the newest handler and marks it running; when none is left, cancellation is complete.
+    private mutating func takeNewest() -> Next? {
+        guard let next = handlers.removeNewest() else {
+            running = nil
             phase = .cancelled
             handlers = RegistrationList()  // frees the slab; every slot is empty by now
+            return nil
         }
-        return (next, wake)
+        running = next.key
+        return next
     }
 
     // MARK: - Deallocation of the request

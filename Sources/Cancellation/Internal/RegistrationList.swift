@@ -66,14 +66,20 @@ struct RegistrationList {
         return handler
     }
 
+    /// A stored handler with its key.
+    struct Entry {
+        var key: Key
+        var handler: Handler
+    }
+
     /// Removes the newest handler and returns it with its key.
-    mutating func removeNewest() -> (key: Key, handler: Handler)? {
+    mutating func removeNewest() -> Entry? {
         guard newest != Self.nil32 else { return nil }
         let index = newest
         let key = Key(slot: index, generation: slots[Int(index)].generation)
         let handler = slots[Int(index)].handler!
         unlink(index)
-        return (key, handler)
+        return Entry(key: key, handler: handler)
     }
 
     private mutating func unlink(_ index: UInt32) {

@@ -13,7 +13,7 @@ struct ExecutionContextTests {
 
     @Test func `.synchronous nested a million levels deep does not overflow the stack`() async {
         let remaining = await onDedicatedThread { () -> Int in
-            let remaining = Locked(1_000_000)
+            let remaining = Locked(Scale.million)
             @Sendable func step() {
                 let more = remaining.withLock { count -> Bool in
                     count -= 1

@@ -1,3 +1,4 @@
+import Cancellation
 import Synchronization
 
 /// Counts how many ``Tracked`` objects tied to it are deallocated: capture a `Tracked` in a
@@ -39,16 +40,17 @@ final class Tracked: Sendable {
 }
 
 /// A weak reference that can be checked from any thread: "is the object still alive?".
+/// Guarded by `Lock`, a `Mutex` that ThreadSanitizer sees.
 final class WeakProbe<Object: AnyObject & Sendable>: Sendable {
-    private let reference: Mutex<WeakBox>
+    private let reference: Lock<WeakBox>
 
     private struct WeakBox: @unchecked Sendable {
-        // Sendable: `Object` is Sendable; the box only exists inside the Mutex.
+        // Sendable: `Object` is Sendable; the box only exists inside the Lock.
         weak var object: Object?
     }
 
     init(_ object: Object) {
-        reference = Mutex(WeakBox(object: object))
+        reference = Lock(WeakBox(object: object))
     }
 
     var isAlive: Bool {

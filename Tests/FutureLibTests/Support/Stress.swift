@@ -8,8 +8,15 @@ enum Stress {
         .flatMap { Int($0) }
         .flatMap { $0 > 0 ? $0 : nil }
 
-    /// Iterations for a cheap race (a few atomic operations per round).
-    static var cheap: Int { override ?? 10_000 }
+    /// Iterations for a cheap race (a few atomic operations per round): 10,000, or 1,000 under
+    /// ThreadSanitizer (`make tsan` builds with `-D FUTURELIB_TSAN`), which runs them far slower.
+    static var cheap: Int { override ?? defaultCheap }
+
+    #if FUTURELIB_TSAN
+    private static let defaultCheap = 1_000
+    #else
+    private static let defaultCheap = 10_000
+    #endif
 
     /// Iterations for a heavy race (many handlers or threads per round): a tenth of `cheap`.
     static var heavy: Int { max(override.map { $0 / 10 } ?? 1_000, 100) }

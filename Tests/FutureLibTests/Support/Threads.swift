@@ -1,3 +1,4 @@
+import Cancellation
 import Foundation
 import FutureLib
 import Synchronization
@@ -98,12 +99,12 @@ final class SpinBarrier: Sendable {
 
 // MARK: - Small thread-safe values
 
-/// A value shared by threads, guarded by a `Mutex`.
+/// A value shared by threads, guarded by a `Lock` (a `Mutex` that ThreadSanitizer sees).
 final class Locked<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
+    private let storage: Lock<Value>
 
     init(_ value: Value) {
-        storage = Mutex(value)
+        storage = Lock(value)
     }
 
     var value: Value {

@@ -25,11 +25,11 @@ let package = Package(
             path: "Benchmarks/CancellationBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
-        // Only the NIO peer for now; add `.product(name: "FutureLib", package: "FutureLib")` when Future lands.
         .executableTarget(
             name: "FutureLibBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "FutureLib", package: "FutureLib"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

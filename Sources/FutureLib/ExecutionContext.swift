@@ -31,6 +31,7 @@ public protocol ExecutionContext: Sendable {
 
 /// Identifies the synchronous context without a dynamic cast, for the hot path of completion.
 extension ExecutionContext {
+    @inlinable
     var isSynchronous: Bool {
         ObjectIdentifier(Self.self) == ObjectIdentifier(SynchronousExecutionContext.self)
     }

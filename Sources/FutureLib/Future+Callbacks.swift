@@ -26,6 +26,7 @@ extension Future {
     ///   - context: Where `f` runs. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Removes `f` early; it then gets `CancellationError`.
     ///   - f: The continuation.
+    @inlinable
     public func onComplete(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -48,6 +49,7 @@ extension Future {
     ///   - context: Where `f` runs. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Removes `f` early; it is then never called.
     ///   - f: The continuation.
+    @inlinable
     public func onSuccess(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -70,6 +72,7 @@ extension Future {
     ///   - context: Where `f` runs. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Removes `f` early; it then gets `CancellationError`.
     ///   - f: The continuation.
+    @inlinable
     public func onFailure(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -82,13 +85,14 @@ extension Future {
 
     /// Registers `callback` to run on `context` with the result, or with `CancellationError` when
     /// `cancellationToken` fires first.
+    @inlinable
     func observe(on context: any ExecutionContext, cancellationToken: CancellationToken, _ callback: Callback<Value>) {
         if cancellationToken.isCancellationRequested {
             cancelled(Continuation(id: 0, context: context, callback: callback, registration: nil))
             return
         }
         let id: UInt32
-        switch state.withLock({ $0.add(context: context, callback: callback) }) {
+        switch withState({ $0.add(context: context, callback: callback) }) {
         case .dispatch(let result):
             Continuation(id: 0, context: context, callback: callback, registration: nil).dispatch(result)
             return
@@ -99,14 +103,15 @@ extension Future {
         }
         guard cancellationToken.canBeCancelled else { return }
         let registration = cancellationToken.onCancel { [self] in
-            if let removed = state.withLock({ $0.remove(id) }) { cancelled(removed) }
+            if let removed = withState({ $0.remove(id) }) { cancelled(removed) }
         }
-        if !state.withLock({ $0.attach(registration, to: id) }) {
+        if !withState({ $0.attach(registration, to: id) }) {
             registration.unregister()  // completed or cancelled meanwhile: release the handler
         }
     }
 
-    private func cancelled(_ continuation: Continuation<Value>) {
+    @inlinable
+    func cancelled(_ continuation: Continuation<Value>) {
         guard continuation.callback.takesErrors else { return }  // onSuccess is never called
         continuation.dispatch(.failure(CancellationError()))
     }

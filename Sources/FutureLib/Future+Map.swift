@@ -18,6 +18,7 @@ extension Future {
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
     ///   - transform: Turns the value into the new value.
     /// - Returns: A future of the transformed value.
+    @inlinable
     public func map<U: Sendable>(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -46,6 +47,7 @@ extension Future {
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
     ///   - transform: Starts the next step.
     /// - Returns: A future of the inner future's result.
+    @inlinable
     public func flatMap<U: Sendable>(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -74,6 +76,7 @@ extension Future {
     ///   - isIncluded: The test the value must pass.
     /// - Returns: A future of the same value, or failing with ``FutureError/noSuchElement``.
     /// - Throws: The new future fails with ``FutureError/noSuchElement`` when the test fails.
+    @inlinable
     public func filter(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -102,6 +105,7 @@ extension Future {
     ///   - success: Turns the value into the new value.
     ///   - failure: Turns the error into the new error.
     /// - Returns: A future of the transformed value or error.
+    @inlinable
     public func transform<U: Sendable>(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -127,6 +131,7 @@ extension Future {
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
     ///   - transform: Turns the result into the new result.
     /// - Returns: A future of the new result.
+    @inlinable
     public func transform<U: Sendable>(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -148,6 +153,7 @@ extension Future {
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
     ///   - transform: Turns the error into the new error.
     /// - Returns: A future of the same value, or the transformed error.
+    @inlinable
     public func mapError(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -175,6 +181,7 @@ extension Future {
     ///     and then `sideEffect` is not called.
     ///   - sideEffect: Observes the result.
     /// - Returns: A future of the same result.
+    @inlinable
     public func andThen(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -200,6 +207,7 @@ extension Future {
     ///   - context: Where the new future is completed.
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
     /// - Returns: A future of the same result, completed on `context`.
+    @inlinable
     public func hop(
         to context: some ExecutionContext,
         cancellationToken: CancellationToken = .none

@@ -15,6 +15,7 @@ extension Future {
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
     ///   - transform: Turns the error into a value, or throws the error to fail with.
     /// - Returns: A future that succeeds with the value or the recovered value.
+    @inlinable
     public func recover(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -43,6 +44,7 @@ extension Future {
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
     ///   - transform: Starts the fallback.
     /// - Returns: A future of the value, or of the fallback's result.
+    @inlinable
     public func recoverWith(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,

@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization  // public: `completed` is read by inlinable code
 
 /// A value that becomes available later, exactly once: a success or an error.
 ///
@@ -17,11 +17,19 @@ import Synchronization
 /// A future completes exactly once; the result never changes afterwards. Continuations run
 /// exactly once each, on the context they were given, and are released after they ran.
 public final class Future<Value: Sendable>: Sendable {
-    let state: Lock<FutureState<Value>>
+    @usableFromInline let lock = RawLock()
+    // Sendable: only read and written inside `withState`, that is with `lock` held. Not a
+    // `Lock<FutureState<Value>>`: that costs four generic metadata lookups in every `deinit`.
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var state: FutureState<Value>
+    /// Mirrors "has a result", so that `isCompleted` and `Promise.deinit` need no lock (and,
+    /// in unspecialized generic code, no generic metadata lookups).
+    @usableFromInline let completed: Atomic<Bool>
 
     /// A pending future, completed by its ``Promise`` or its work.
+    @inlinable
     init() {
-        state = Lock(FutureState())
+        state = FutureState()
+        completed = Atomic(false)
     }
 
     /// Creates a future that already succeeded with `value`.
@@ -34,8 +42,10 @@ public final class Future<Value: Sendable>: Sendable {
     /// ```
     ///
     /// - Parameter value: The value.
+    @inlinable
     public init(value: Value) {
-        state = Lock(FutureState(result: .success(value)))
+        state = FutureState(result: .success(value))
+        completed = Atomic(true)
     }
 
     /// Creates a future that already failed with `error`.
@@ -45,8 +55,10 @@ public final class Future<Value: Sendable>: Sendable {
     /// ```
     ///
     /// - Parameter error: The error.
+    @inlinable
     public init(error: any Error) {
-        state = Lock(FutureState(result: .failure(error)))
+        state = FutureState(result: .failure(error))
+        completed = Atomic(true)
     }
 
     /// Creates a future completed by running `work` on `context`.
@@ -136,8 +148,9 @@ public final class Future<Value: Sendable>: Sendable {
     /// ```swift
     /// if case .success(let user)? = future.result { show(user) }
     /// ```
+    @inlinable
     public var result: Result<Value, any Error>? {
-        state.withLock { $0.result }
+        withState { $0.result }
     }
 
     /// Whether the future has a result.
@@ -145,11 +158,19 @@ public final class Future<Value: Sendable>: Sendable {
     /// ```swift
     /// #expect(Future(value: 1).isCompleted)
     /// ```
+    @inlinable
     public var isCompleted: Bool {
-        result != nil
+        // Acquiring: pairs with the releasing store in `complete(with:)`, so `result` is then visible.
+        completed.load(ordering: .acquiring)
     }
 
     // MARK: - Completion (internal: promises and combinators)
+
+    /// Runs `body` on the state with the lock held. Never call user code from `body`.
+    @inlinable
+    func withState<R>(_ body: (inout FutureState<Value>) throws -> R) rethrows -> R {
+        try lock.withLock { try body(&state) }
+    }
 
     /// Completes the future unless it is already complete; true if this call completed it.
     /// Continuations run after the lock is released.
@@ -158,13 +179,14 @@ public final class Future<Value: Sendable>: Sendable {
     /// contexts meanwhile (by another thread, or by one of those continuations), and only then
     /// do the `.synchronous` ones run inline. So a continuation that a `.synchronous` one
     /// registers on a serial context still runs after the earlier ones on that context.
-    @discardableResult
+    @inlinable @discardableResult
     func complete(with result: Result<Value, any Error>) -> Bool {
-        guard let ready = state.withLock({ $0.complete(with: result) }) else { return false }
+        guard let ready = withState({ $0.complete(with: result) }) else { return false }
+        completed.store(true, ordering: .releasing)
         if ready.hasAsynchronous {
             if let first = ready.first, !first.context.isSynchronous { run(first, with: result) }
             for continuation in ready.more where !continuation.context.isSynchronous { run(continuation, with: result) }
-            while let queued = state.withLock({ $0.takeQueued() }) {
+            while let queued = withState({ $0.takeQueued() }) {
                 for continuation in queued { run(continuation, with: result) }
             }
         }
@@ -173,7 +195,8 @@ public final class Future<Value: Sendable>: Sendable {
         return true
     }
 
-    private func run(_ continuation: Continuation<Value>, with result: Result<Value, any Error>) {
+    @inlinable
+    func run(_ continuation: Continuation<Value>, with result: Result<Value, any Error>) {
         continuation.registration?.unregister()  // releases the token's handler
         continuation.dispatch(result)
     }

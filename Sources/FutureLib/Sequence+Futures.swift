@@ -55,12 +55,35 @@ extension Sequence {
     ///
     /// - Parameter cancellationToken: Fails the result with `CancellationError` when cancelled first.
     /// - Returns: A future of every value in input order.
+    @inlinable
     public func sequence<T: Sendable>(cancellationToken: CancellationToken = .none) -> Future<[T]>
     where Element == Future<T> {
         let futures = Array(self)
-        return gather(futures, cancellationToken: cancellationToken) { () -> Result<[T], any Error> in
-            .success(futures.map { try! $0.result!.get() })  // all succeeded: `gather` checked
+        let all = Future<[T]>()
+        guard !cancellationToken.isCancellationRequested else {
+            all.complete(with: .failure(CancellationError()))
+            return all
         }
+        guard !futures.isEmpty else {
+            all.complete(with: .success([]))
+            return all
+        }
+        all.cancelOnRequest(of: cancellationToken)
+        let remaining = Countdown(futures.count)
+        // One continuation closure shared by every future: no allocation per element.
+        let gather: Callback<T> = .result { result in
+            switch result {
+            case .failure(let error):
+                all.complete(with: .failure(error))  // the first failure in time
+            case .success:
+                guard remaining.countDown() else { return }
+                all.complete(with: Result { try futures.map { try $0.result!.get() } })  // all succeeded
+            }
+        }
+        for future in futures {
+            future.observe(on: .synchronous, cancellationToken: cancellationToken, gather)
+        }
+        return all
     }
 
     /// A future of every result, in order; it fails only when the token is cancelled.

@@ -5,6 +5,7 @@ extension Future {
     /// it completes `derived` (now, or later for `flatMap`). A cancelled token completes `derived`
     /// with `CancellationError` at once: while this future is pending, while `body` is queued on
     /// `context`, and while `derived` waits for an inner future (see ``complete(with:cancellationToken:)``).
+    @inlinable
     func derive<U>(
         on context: any ExecutionContext,
         cancellationToken: CancellationToken,
@@ -28,6 +29,7 @@ extension Future {
 
     /// Fails this future with `CancellationError` when `token` is cancelled before it completes;
     /// the token's handler is released when the future completes first.
+    @inlinable
     func cancelOnRequest(of token: CancellationToken) {
         guard token.canBeCancelled else { return }
         let registration = token.onCancel { [self] in complete(with: .failure(CancellationError())) }
@@ -36,6 +38,7 @@ extension Future {
 
     /// Completes this future with the result of `inner` (a `flatMap` or `recoverWith` result);
     /// stops waiting for `inner` when the token is cancelled.
+    @inlinable
     func complete(with inner: Future<Value>, cancellationToken: CancellationToken) {
         inner.observe(on: .synchronous, cancellationToken: cancellationToken, .result { [self] in complete(with: $0) })
     }

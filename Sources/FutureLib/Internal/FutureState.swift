@@ -1,10 +1,12 @@
 /// What a continuation wants: the whole result, only the value, or only the error.
+@usableFromInline
 enum Callback<Value: Sendable>: Sendable {
     case result(@Sendable (Result<Value, any Error>) -> Void)
     case value(@Sendable (Value) -> Void)
     case error(@Sendable (any Error) -> Void)
 
     /// Calls the closure if it wants this result.
+    @inlinable
     func invoke(with result: Result<Value, any Error>) {
         switch (self, result) {
         case (.result(let body), _): body(result)
@@ -15,6 +17,7 @@ enum Callback<Value: Sendable>: Sendable {
     }
 
     /// Whether the closure is called for a failure (a cancellation reaches it).
+    @inlinable
     var takesErrors: Bool {
         if case .value = self { return false }
         return true
@@ -23,13 +26,23 @@ enum Callback<Value: Sendable>: Sendable {
 
 /// A continuation waiting for a future: what to call, where, and the token registration to
 /// release when the future completes first.
+@usableFromInline
 struct Continuation<Value: Sendable>: Sendable {
-    var id: UInt32
-    var context: any ExecutionContext
-    var callback: Callback<Value>
-    var registration: CancellationRegistration?
+    @usableFromInline var id: UInt32
+    @usableFromInline var context: any ExecutionContext
+    @usableFromInline var callback: Callback<Value>
+    @usableFromInline var registration: CancellationRegistration?
+
+    @inlinable
+    init(id: UInt32, context: any ExecutionContext, callback: Callback<Value>, registration: CancellationRegistration?) {
+        self.id = id
+        self.context = context
+        self.callback = callback
+        self.registration = registration
+    }
 
     /// Runs the callback on its context. Never call it with a lock held.
+    @inlinable
     func dispatch(_ result: Result<Value, any Error>) {
         if context.isSynchronous {
             // The common case of combinators: no closure allocation unless nested too deeply.
@@ -45,54 +58,68 @@ struct Continuation<Value: Sendable>: Sendable {
 
 /// The state of one future as a pure value; ``Future`` owns it in a `Mutex` and carries out the
 /// returned actions after the lock is released.
-struct FutureState<Value: Sendable> {
-    private(set) var result: Result<Value, any Error>?
+@usableFromInline
+struct FutureState<Value: Sendable>: Sendable {
+    @usableFromInline var result: Result<Value, any Error>?
     /// The first continuation lives inline: most futures have exactly one.
-    private var first: Continuation<Value>?
-    private var more: [Continuation<Value>] = []
-    private var nextID: UInt32 = 1
+    @usableFromInline var first: Continuation<Value>?
+    @usableFromInline var more: [Continuation<Value>] = []
+    @usableFromInline var nextID: UInt32 = 1
     /// True while a completion still hands continuations to contexts other than `.synchronous`;
     /// registrations on such contexts meanwhile queue in `more` behind them (see ``takeQueued()``),
     /// so that a serial context runs continuations in registration order.
-    private var isDispatching = false
+    @usableFromInline var isDispatching = false
 
+    @inlinable
     init(result: Result<Value, any Error>? = nil) {
         self.result = result
     }
 
     /// The continuations a completion dispatches, in registration order (no array for one).
-    struct Ready {
-        var first: Continuation<Value>?
-        var more: [Continuation<Value>]
+    @usableFromInline
+    struct Ready: Sendable {
+        @usableFromInline var first: Continuation<Value>?
+        @usableFromInline var more: [Continuation<Value>]
         /// Whether some continuation is not on `.synchronous`; the completer then drains
         /// ``takeQueued()`` after handing those to their contexts.
-        var hasAsynchronous: Bool
+        @usableFromInline var hasAsynchronous: Bool
+
+        @inlinable
+        init(first: Continuation<Value>?, more: [Continuation<Value>], hasAsynchronous: Bool) {
+            self.first = first
+            self.more = more
+            self.hasAsynchronous = hasAsynchronous
+        }
     }
 
     /// Completes the future; returns the continuations to dispatch, or nil when it was already complete.
+    @inlinable
     mutating func complete(with newResult: Result<Value, any Error>) -> Ready? {
         guard result == nil else { return nil }
         result = newResult
+        // Moved out, not copied: a continuation holds several references.
+        let first = first.take()
+        var more: [Continuation<Value>] = []
+        swap(&more, &self.more)
         isDispatching = first.map { !$0.context.isSynchronous } == true || more.contains { !$0.context.isSynchronous }
-        defer {
-            first = nil
-            more = []
-        }
         return Ready(first: first, more: more, hasAsynchronous: isDispatching)
     }
 
     /// The continuations registered while the completer was dispatching, to dispatch next in
     /// registration order; nil when there are none, and then dispatching is over.
+    @inlinable
     mutating func takeQueued() -> [Continuation<Value>]? {
         guard !more.isEmpty else {
             isDispatching = false
             return nil
         }
-        defer { more = [] }
-        return more
+        var queued: [Continuation<Value>] = []
+        swap(&queued, &more)
+        return queued
     }
 
-    enum AddAction {
+    @usableFromInline
+    enum AddAction: Sendable {
         /// Stored under this id; it runs when the future completes.
         case stored(UInt32)
         /// Already complete: dispatch now with this result.
@@ -102,6 +129,7 @@ struct FutureState<Value: Sendable> {
         case queued
     }
 
+    @inlinable
     mutating func add(context: any ExecutionContext, callback: Callback<Value>) -> AddAction {
         if let result {
             guard isDispatching, !context.isSynchronous else { return .dispatch(result) }
@@ -122,6 +150,7 @@ struct FutureState<Value: Sendable> {
 
     /// Attaches the token registration to a stored continuation; false if it is gone already
     /// (completed or cancelled meanwhile), and then the caller unregisters it.
+    @inlinable
     mutating func attach(_ registration: CancellationRegistration, to id: UInt32) -> Bool {
         if first?.id == id {
             first?.registration = registration
@@ -133,10 +162,10 @@ struct FutureState<Value: Sendable> {
     }
 
     /// Removes a pending continuation (its token was cancelled); nil if it already ran.
+    @inlinable
     mutating func remove(_ id: UInt32) -> Continuation<Value>? {
         if first?.id == id {
-            defer { first = nil }
-            return first
+            return first.take()
         }
         guard let index = more.firstIndex(where: { $0.id == id }) else { return nil }
         return more.remove(at: index)

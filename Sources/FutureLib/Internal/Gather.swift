@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization  // public: `Countdown` is used by inlinable code
 
 /// Completes with `values()` once every source succeeded, or with the first failure in time.
 func gather<T: Sendable>(
@@ -17,14 +17,15 @@ func gather<T: Sendable>(
     }
     gathered.cancelOnRequest(of: cancellationToken)
     let remaining = Countdown(sources.count)
-    for source in sources {
-        source.onCompletion(cancellationToken: cancellationToken) { error in
-            if let error {
-                gathered.complete(with: .failure(error))  // the first failure in time wins
-            } else if remaining.countDown() {
-                gathered.complete(with: values())
-            }
+    let body: @Sendable ((any Error)?) -> Void = { error in  // shared by every source
+        if let error {
+            gathered.complete(with: .failure(error))  // the first failure in time wins
+        } else if remaining.countDown() {
+            gathered.complete(with: values())
         }
+    }
+    for source in sources {
+        source.onCompletion(cancellationToken: cancellationToken, body)
     }
     return gathered
 }
@@ -44,15 +45,18 @@ extension Future: CompletionSource {
 }
 
 /// Counts completions down to zero from any thread.
+@usableFromInline
 final class Countdown: Sendable {
-    private let remaining: Atomic<Int>
+    @usableFromInline let remaining: Atomic<Int>
 
+    @inlinable
     init(_ count: Int) {
         remaining = Atomic(count)
     }
 
     /// Counts one down; true for the call that reached zero. Acquiring and releasing, so the
     /// last caller sees everything the others did before counting.
+    @inlinable
     func countDown() -> Bool {
         remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0
     }

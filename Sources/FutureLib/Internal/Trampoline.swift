@@ -1,11 +1,13 @@
 /// Runs synchronous continuations inline, up to a nesting depth, and defers deeper ones to the
 /// outermost frame on the same thread, so that completing a chain of a million futures on
 /// ``SynchronousExecutionContext`` uses a bounded amount of stack.
-enum Trampoline {
+@usableFromInline
+enum Trampoline: Sendable {
     /// Deeper than this, work is queued instead of nested.
     static let maximumDepth = 16
 
     /// Runs `work` now, or after the current inline frames return when nested too deeply.
+    @usableFromInline
     static func run(_ work: @escaping @Sendable () -> Void) {
         let thread = PerThread.current
         guard thread.inlineDepth < maximumDepth else {
@@ -20,6 +22,7 @@ enum Trampoline {
     /// Runs `work` inline if the depth allows and returns true; returns false (running nothing)
     /// when the caller must defer it with ``run(_:)`` instead. Saves a closure allocation on the
     /// common path.
+    @usableFromInline
     static func runInline(_ work: () -> Void) -> Bool {
         let thread = PerThread.current
         guard thread.inlineDepth < maximumDepth else { return false }

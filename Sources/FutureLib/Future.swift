@@ -134,11 +134,13 @@ public final class Future<Value: Sendable>: Sendable {
         }
         Task(executorPreference: WorkerPool.shared) { [self] in
             defer { registration.unregister() }
+            // The token's handlers run newest first, so the task may see its cancellation and
+            // finish before the handler above fails the future: a cancelled token still wins.
             do {
                 let value = try await withCancellation(cancellationToken) { try await work() }
-                complete(with: .success(value))
+                complete(with: cancellationToken.isCancellationRequested ? .failure(CancellationError()) : .success(value))
             } catch {
-                complete(with: .failure(error))
+                complete(with: .failure(cancellationToken.isCancellationRequested ? CancellationError() : error))
             }
         }
     }

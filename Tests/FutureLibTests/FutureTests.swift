@@ -156,6 +156,23 @@ struct FutureTests {
         #expect(await onDedicatedThread { taskSawCancellation.wait() })
     }
 
+    @Test func `a cancelled token wins over async work that returns as soon as its task is cancelled`() async {
+        for _ in 0..<200 {
+            let request = CancellationRequest()
+            let started = Signal()
+            let future = Future(cancellationToken: request.token) { () async throws -> Int in
+                started.fire()
+                while !Task.isCancelled { await Task.yield() }
+                return 1  // ignores the cancellation, but only after the token cancelled the task
+            }
+            #expect(await onDedicatedThread { started.wait() })
+            request.cancel()
+            let result = await settled(future)
+            #expect(result.isCancellation, "\(result)")
+            if !result.isCancellation { break }
+        }
+    }
+
     // MARK: - Deep chains
 
     /// A million (20,000 under ThreadSanitizer, see `Scale`).

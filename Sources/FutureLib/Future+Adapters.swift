@@ -8,6 +8,8 @@
 extension Future {
     /// Wraps an API that calls back with an optional value and an optional error.
     ///
+    /// SimpleFutures' `future(method:)`.
+    ///
     /// ```swift
     /// func fetchCount(_ completion: @escaping @Sendable (Int?, (any Error)?) -> Void) { … }
     /// let count = Future(method: fetchCount)

@@ -37,6 +37,8 @@ extension Future {
 
     /// Calls `f` with the value when the future succeeds.
     ///
+    /// SimpleFutures called it `forEach`.
+    ///
     /// ```swift
     /// user.onSuccess(on: DispatchQueue.main) { user in nameLabel.text = user.name }
     /// ```

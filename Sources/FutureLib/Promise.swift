@@ -50,6 +50,8 @@ public final class Promise<Value: Sendable>: Sendable {
 
     /// Completes the future with `value`, unless it is already complete.
     ///
+    /// SimpleFutures called it `success(_:)`.
+    ///
     /// ```swift
     /// promise.fulfill(response)
     /// ```
@@ -61,6 +63,8 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// Fails the future with `error`, unless it is already complete.
+    ///
+    /// SimpleFutures called it `failure(_:)`.
     ///
     /// ```swift
     /// promise.reject(CancellationError())
@@ -85,6 +89,8 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// Completes the future with the result of `other` once that completes.
+    ///
+    /// SimpleFutures called it `completeWith(future:)`.
     ///
     /// The promise stays alive (and is not broken) while `other` is pending.
     ///

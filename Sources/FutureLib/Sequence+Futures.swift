@@ -23,6 +23,7 @@ extension Sequence where Element: Sendable {
     ///   - maxConcurrency: The most tasks running at once, at least 1; `nil` for no cap.
     ///   - task: Starts the work for one element.
     /// - Returns: A future of all values, in input order.
+    @inlinable
     public func traverse<U: Sendable>(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -177,22 +178,30 @@ extension Sequence {
 }
 
 /// The state of one `traverse`: which elements have started, the values so far, and how many run.
-private final class Traversal<Element: Sendable, U: Sendable>: Sendable {
-    private struct State {
-        var nextIndex = 0
-        var running = 0
-        var finished = 0
-        var values: [U?]
+@usableFromInline
+final class Traversal<Element: Sendable, U: Sendable>: Sendable {
+    @usableFromInline
+    struct State: Sendable {
+        @usableFromInline var nextIndex = 0
+        @usableFromInline var running = 0
+        @usableFromInline var finished = 0
+        @usableFromInline var values: [U?]
+
+        @inlinable
+        init(values: [U?]) {
+            self.values = values
+        }
     }
 
-    let future = Future<[U]>()
-    private let elements: [Element]
-    private let maxConcurrency: Int
-    private let context: any ExecutionContext
-    private let cancellationToken: CancellationToken
-    private let task: @Sendable (Element) -> Future<U>
-    private let state: Lock<State>
+    @usableFromInline let future = Future<[U]>()
+    @usableFromInline let elements: [Element]
+    @usableFromInline let maxConcurrency: Int
+    @usableFromInline let context: any ExecutionContext
+    @usableFromInline let cancellationToken: CancellationToken
+    @usableFromInline let task: @Sendable (Element) -> Future<U>
+    @usableFromInline let state: Lock<State>
 
+    @inlinable
     init(
         elements: [Element],
         maxConcurrency: Int,
@@ -208,6 +217,7 @@ private final class Traversal<Element: Sendable, U: Sendable>: Sendable {
         self.state = Lock(State(values: Array(repeating: nil, count: elements.count)))
     }
 
+    @inlinable
     func start() {
         guard !cancellationToken.isCancellationRequested else {
             future.complete(with: .failure(CancellationError()))
@@ -222,7 +232,8 @@ private final class Traversal<Element: Sendable, U: Sendable>: Sendable {
     }
 
     /// Claims free slots under the lock, then starts those tasks outside it.
-    private func startMore() {
+    @inlinable
+    func startMore() {
         guard !future.isCompleted else { return }  // failed or cancelled: start nothing more
         let indices = state.withLock { state -> Range<Int> in
             let count = Swift.min(maxConcurrency - state.running, elements.count - state.nextIndex)
@@ -236,7 +247,8 @@ private final class Traversal<Element: Sendable, U: Sendable>: Sendable {
         for index in indices { run(index) }
     }
 
-    private func run(_ index: Int) {
+    @inlinable
+    func run(_ index: Int) {
         context.execute { [self] in
             guard !future.isCompleted else { return }  // failed or cancelled meanwhile: start nothing
             task(elements[index]).observe(on: .synchronous, cancellationToken: cancellationToken, .result { [self] result in
@@ -245,7 +257,8 @@ private final class Traversal<Element: Sendable, U: Sendable>: Sendable {
         }
     }
 
-    private func finish(_ index: Int, with result: Result<U, any Error>) {
+    @inlinable
+    func finish(_ index: Int, with result: Result<U, any Error>) {
         let value: U
         switch result {
         case .success(let success): value = success

@@ -18,7 +18,8 @@ extension String {
 }
 
 /// A stand-in for a download: takes `duration`, stops early when its task is cancelled.
-func download(_ name: String, taking duration: Duration, cancellationToken: CancellationToken = .none) -> Future<String> {
+func download(_ name: String, taking duration: Duration, cancellationToken: CancellationToken = .none) -> Future<String>
+{
     Future(cancellationToken: cancellationToken) {
         try await Task.sleep(for: duration)
         return "\(name) (\(duration))"
@@ -53,7 +54,9 @@ func run() async {
     }
     let outcomes = await outcome(downloads.results())
     if case .success(let results) = outcomes {
-        log("   \(results.filter { if case .failure(is CancellationError) = $0 { true } else { false } }.count) of 4 parts cancelled")
+        log(
+            "   \(results.filter { if case .failure(is CancellationError) = $0 { true } else { false } }.count) of 4 parts cancelled"
+        )
     }
 
     log("3. traverse downloads 12 files (200 ms each), 3 at a time, while a 500 ms deadline runs out.")

@@ -50,7 +50,10 @@ public final class LimitedExecutionContext: ExecutionContext {
     ///   - maxConcurrency: The cap; at least 1.
     ///   - base: Where jobs run. Defaults to ``ExecutionContext/default``.
     public init(maxConcurrency: Int, on base: any ExecutionContext = .default) {
-        precondition(maxConcurrency >= 1, "LimitedExecutionContext: maxConcurrency must be at least 1, got \(maxConcurrency)")
+        precondition(
+            maxConcurrency >= 1,
+            "LimitedExecutionContext: maxConcurrency must be at least 1, got \(maxConcurrency)"
+        )
         self.base = base
         self.state = Lock(State(limit: maxConcurrency))
     }

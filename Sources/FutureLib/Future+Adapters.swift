@@ -55,15 +55,18 @@ extension Future {
     ) {
         self.init()
         adapt(cancellationToken) { [self] token in
-            method({ [self] value, error in
-                if let error {
-                    complete(with: .failure(error))
-                } else if let value {
-                    complete(with: .success(value))
-                } else {
-                    complete(with: .failure(FutureError.noSuchElement))
-                }
-            }, token)
+            method(
+                { [self] value, error in
+                    if let error {
+                        complete(with: .failure(error))
+                    } else if let value {
+                        complete(with: .success(value))
+                    } else {
+                        complete(with: .failure(FutureError.noSuchElement))
+                    }
+                },
+                token
+            )
         }
     }
 
@@ -143,9 +146,13 @@ extension Future {
             complete(with: .failure(CancellationError()))
             operation.cancel()
         }
-        observe(on: .synchronous, cancellationToken: .none, .result { _ in
-            link.unregister()  // the last reference to `operation` goes with this closure
-        })
+        observe(
+            on: .synchronous,
+            cancellationToken: .none,
+            .result { _ in
+                link.unregister()  // the last reference to `operation` goes with this closure
+            }
+        )
         start(operation.token)
     }
 }
@@ -164,7 +171,8 @@ extension Future where Value == Void {
         cancellationToken: CancellationToken = .none,
         method: (_ completion: @escaping @Sendable ((any Error)?) -> Void) -> Void
     ) {
-        self.init(cancellationToken: cancellationToken) { (completion: @escaping @Sendable (Result<Void, any Error>) -> Void) in
+        self.init(cancellationToken: cancellationToken) {
+            (completion: @escaping @Sendable (Result<Void, any Error>) -> Void) in
             method { error in completion(error.map { .failure($0) } ?? .success(())) }
         }
     }

@@ -41,7 +41,11 @@ extension Future {
     /// - Returns: The value.
     /// - Throws: ``FutureError/timeout`` if the future is still pending at the deadline (the
     ///   future is not affected), otherwise the future's error.
-    @available(*, noasync, message: "value(timeout:) blocks the thread; use 'try await future.value(timeout:)' in async code")
+    @available(
+        *,
+        noasync,
+        message: "value(timeout:) blocks the thread; use 'try await future.value(timeout:)' in async code"
+    )
     public func value(timeout: Duration) throws -> Value {
         guard wait(timeout: timeout) else { throw FutureError.timeout }
         return try result!.get()

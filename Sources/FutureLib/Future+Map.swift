@@ -74,8 +74,8 @@ extension Future {
     ///   - context: Where `isIncluded` runs. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
     ///   - isIncluded: The test the value must pass.
-    /// - Returns: A future of the same value, or failing with ``FutureError/noSuchElement``.
-    /// - Throws: The new future fails with ``FutureError/noSuchElement`` when the test fails.
+    /// - Returns: A future of the same value, or failing with ``FutureError/noSuchElement`` when
+    ///   the test fails.
     @inlinable
     public func filter(
         on context: some ExecutionContext = .default,

@@ -138,7 +138,9 @@ public final class Future<Value: Sendable>: Sendable {
             // finish before the handler above fails the future: a cancelled token still wins.
             do {
                 let value = try await withCancellation(cancellationToken) { try await work() }
-                complete(with: cancellationToken.isCancellationRequested ? .failure(CancellationError()) : .success(value))
+                complete(
+                    with: cancellationToken.isCancellationRequested ? .failure(CancellationError()) : .success(value)
+                )
             } catch {
                 complete(with: .failure(cancellationToken.isCancellationRequested ? CancellationError() : error))
             }

@@ -111,12 +111,16 @@ extension Sequence {
         all.cancelOnRequest(of: cancellationToken)
         let remaining = Countdown(futures.count)
         for future in futures {
-            future.observe(on: .synchronous, cancellationToken: cancellationToken, .result { _ in
-                // The token's cancellation also reaches here, with the future still pending:
-                // `all` has failed with CancellationError then, and must not read the results.
-                guard !cancellationToken.isCancellationRequested else { return }
-                if remaining.countDown() { all.complete(with: .success(futures.map { $0.result! })) }
-            })
+            future.observe(
+                on: .synchronous,
+                cancellationToken: cancellationToken,
+                .result { _ in
+                    // The token's cancellation also reaches here, with the future still pending:
+                    // `all` has failed with CancellationError then, and must not read the results.
+                    guard !cancellationToken.isCancellationRequested else { return }
+                    if remaining.countDown() { all.complete(with: .success(futures.map { $0.result! })) }
+                }
+            )
         }
         return all
     }
@@ -157,7 +161,6 @@ extension Sequence {
     /// - Parameter cancellationToken: Fails the result with `CancellationError` when cancelled first.
     /// - Returns: A future of the first result; failing with ``FutureError/noSuchElement`` for an
     ///   empty sequence.
-    /// - Throws: The result fails with ``FutureError/noSuchElement`` when there are no futures.
     public func firstCompleted<T: Sendable>(cancellationToken: CancellationToken = .none) -> Future<T>
     where Element == Future<T> {
         let first = Future<T>()
@@ -251,9 +254,13 @@ final class Traversal<Element: Sendable, U: Sendable>: Sendable {
     func run(_ index: Int) {
         context.execute { [self] in
             guard !future.isCompleted else { return }  // failed or cancelled meanwhile: start nothing
-            task(elements[index]).observe(on: .synchronous, cancellationToken: cancellationToken, .result { [self] result in
-                finish(index, with: result)
-            })
+            task(elements[index]).observe(
+                on: .synchronous,
+                cancellationToken: cancellationToken,
+                .result { [self] result in
+                    finish(index, with: result)
+                }
+            )
         }
     }
 

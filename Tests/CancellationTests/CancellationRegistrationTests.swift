@@ -194,7 +194,8 @@ struct CancellationRegistrationTests {
 
     // MARK: - Task-local inheritance must not fool unregisterAndWait
 
-    @Test func `unregisterAndWait from a Task started by an earlier handler still waits for the running handler`() async {
+    @Test func `unregisterAndWait from a Task started by an earlier handler still waits for the running handler`() async
+    {
         // Handler `first` (newest, runs first) starts a Task; the Task calls unregisterAndWait on
         // `second` while `second` runs on the cancelling thread. The Task runs on another thread, so it must wait.
         let request = CancellationRequest()

@@ -212,10 +212,15 @@ struct RaceTests {
                 let id = registrar * Self.handlersPerRegistrar + offset
                 let counter = runs[id]
                 let tracked = released.make()
-                registrations.append((id, request.token.onCancel {
-                    tracked.touch()
-                    counter.increment()
-                }))
+                registrations.append(
+                    (
+                        id,
+                        request.token.onCancel {
+                            tracked.touch()
+                            counter.increment()
+                        }
+                    )
+                )
                 if offset % 4 == 3 {
                     for (id, registration) in registrations where id % 2 == 0 {
                         let removed = registration.unregister()
@@ -227,7 +232,11 @@ struct RaceTests {
         }
     }
 
-    @Test func `Race: many threads registering, unregistering and cancelling never lose, duplicate or run an unregistered handler`() async {
+    @Test
+    func
+        `Race: many threads registering, unregistering and cancelling never lose, duplicate or run an unregistered handler`()
+        async
+    {
         var actions: [@Sendable (ManyRound) -> Void] = (0..<ManyRound.registrars).map { registrar in
             { $0.work(registrar: registrar) }
         }

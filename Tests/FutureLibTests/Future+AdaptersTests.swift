@@ -56,7 +56,8 @@ struct FutureAdaptersTests {
     func cancellationReachesTheOperation() async {
         let request = CancellationRequest()
         let stopped = CallFlag()
-        let future = Future<Int>(cancellationToken: request.token) { (_: @escaping @Sendable (Int?, (any Error)?) -> Void, token) in
+        let future = Future<Int>(cancellationToken: request.token) {
+            (_: @escaping @Sendable (Int?, (any Error)?) -> Void, token) in
             token.onCancel { stopped.set() }  // e.g. URLSessionTask.cancel()
         }
         #expect(!future.isCompleted)
@@ -70,9 +71,13 @@ struct FutureAdaptersTests {
         let request = CancellationRequest()
         let stopped = CallFlag()
         let counter = ReleaseCounter()
-        let future = Future<Int>(cancellationToken: request.token) { (completion: @escaping @Sendable (Result<Int, any Error>) -> Void, token) in
+        let future = Future<Int>(cancellationToken: request.token) {
+            (completion: @escaping @Sendable (Result<Int, any Error>) -> Void, token) in
             let tracked = counter.make()
-            token.onCancel { tracked.touch(); stopped.set() }
+            token.onCancel {
+                tracked.touch()
+                stopped.set()
+            }
             completion(.success(1))
         }
         #expect(try await future.value() == 1)
@@ -84,7 +89,9 @@ struct FutureAdaptersTests {
     @Test("an already cancelled token never starts the operation")
     func alreadyCancelledDoesNotStart() async {
         let started = CallFlag()
-        let future = Future<Int>(cancellationToken: .cancelled) { (_: @escaping @Sendable (Int) -> Void) in started.set() }
+        let future = Future<Int>(cancellationToken: .cancelled) { (_: @escaping @Sendable (Int) -> Void) in
+            started.set()
+        }
         #expect(isCancellation(future.result))
         #expect(started.count == 0)
     }

@@ -20,7 +20,8 @@ struct FutureAsyncTests {
         await #expect(throws: FutureError.brokenPromise) { try await Promise<Int>().future.value() }
     }
 
-    @Test func `value() async throws CancellationError when the task is cancelled and leaves the future to other waiters`()
+    @Test
+    func `value() async throws CancellationError when the task is cancelled and leaves the future to other waiters`()
         async throws
     {
         let promise = Promise<Int>()
@@ -51,7 +52,9 @@ struct FutureAsyncTests {
         await #expect(throws: TestFailure()) { try await Future<Int>(error: TestFailure()).value() }
     }
 
-    @Test func `value(timeout:) async throws timeout for a future that stays pending, and leaves it pending`() async throws {
+    @Test func `value(timeout:) async throws timeout for a future that stays pending, and leaves it pending`()
+        async throws
+    {
         let promise = Promise<Int>()
         await #expect(throws: FutureError.timeout) { try await promise.future.value(timeout: .milliseconds(20)) }
         #expect(!promise.future.isCompleted)

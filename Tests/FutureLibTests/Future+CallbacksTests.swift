@@ -156,7 +156,9 @@ struct FutureCallbacksTests {
         #expect(order.value == Array(0..<50))
     }
 
-    @Test func `a continuation registered during completion runs after the earlier ones on the same serial queue`() async {
+    @Test func `a continuation registered during completion runs after the earlier ones on the same serial queue`()
+        async
+    {
         let probe = ProbedQueue()
         let promise = Promise<Int>()
         let order = Locked<[String]>([])
@@ -169,7 +171,9 @@ struct FutureCallbacksTests {
         #expect(order.value == ["registered earlier", "registered later"])
     }
 
-    @Test func `a continuation registered from another thread after completion runs after the earlier ones on the same serial queue`()
+    @Test
+    func
+        `a continuation registered from another thread after completion runs after the earlier ones on the same serial queue`()
         async
     {
         let probe = ProbedQueue()
@@ -207,9 +211,11 @@ struct FutureCallbacksTests {
     // MARK: - Cancellation by token
 
     @Test(arguments: Kind.allCases)
-    func `a token cancelled before completion calls onComplete and onFailure once with CancellationError, onSuccess never`(
-        kind: Kind
-    ) async {
+    func
+        `a token cancelled before completion calls onComplete and onFailure once with CancellationError, onSuccess never`(
+            kind: Kind
+        ) async
+    {
         let promise = Promise<Int>()
         let request = CancellationRequest()
         await confirmation(expectedCount: kind == .onSuccess ? 0 : 1) { ran in
@@ -242,7 +248,8 @@ struct FutureCallbacksTests {
         let request = CancellationRequest()
         do {
             let tracked = counter.make()
-            Self.register(kind, on: promise.future, context: .synchronous, token: request.token) { _ in tracked.touch() }
+            Self.register(kind, on: promise.future, context: .synchronous, token: request.token) { _ in tracked.touch()
+            }
         }
         #expect(counter.deallocated == 0)  // held by the pending future
         request.cancel()
@@ -281,7 +288,9 @@ struct FutureCallbacksTests {
         let promise = Promise<Int>()
         let request = CancellationRequest()
         await confirmation(expectedCount: 1) { others in
-            promise.future.onSuccess(on: .synchronous, cancellationToken: request.token) { _ in Issue.record("cancelled") }
+            promise.future.onSuccess(on: .synchronous, cancellationToken: request.token) { _ in
+                Issue.record("cancelled")
+            }
             promise.future.onSuccess(on: .synchronous) { _ in others() }
             request.cancel()
             #expect(promise.future.result == nil)
@@ -303,7 +312,8 @@ struct FutureCallbacksTests {
     }
 
     @Test(arguments: Kind.allCases)
-    func `a token already cancelled at registration on a pending future cancels only the continuation`(kind: Kind) async {
+    func `a token already cancelled at registration on a pending future cancels only the continuation`(kind: Kind) async
+    {
         let promise = Promise<Int>()
         await confirmation(expectedCount: kind == .onSuccess ? 0 : 1) { ran in
             Self.register(kind, on: promise.future, context: .synchronous, token: .cancelled) { result in

@@ -18,7 +18,10 @@ struct FutureMapTests {
         #expect(!called.isSet)
     }
 
-    @Test("a throwing closure fails the result with its error", arguments: ["map", "flatMap", "filter", "transform", "recover", "recoverWith"])
+    @Test(
+        "a throwing closure fails the result with its error",
+        arguments: ["map", "flatMap", "filter", "transform", "recover", "recoverWith"]
+    )
     func throwingClosureFails(_ combinator: String) async {
         let ok = Future(value: 1)
         let bad = Future<Int>(error: SampleError(code: 0))
@@ -54,7 +57,10 @@ struct FutureMapTests {
     func transformBothWays() async throws {
         let success = Future(value: 2).transform(success: { "\($0)" }, failure: { _ in SampleError(code: 9) })
         #expect(try await success.value() == "2")
-        let failure = Future<Int>(error: SampleError()).transform(success: { "\($0)" }, failure: { _ in SampleError(code: 9) })
+        let failure = Future<Int>(error: SampleError()).transform(
+            success: { "\($0)" },
+            failure: { _ in SampleError(code: 9) }
+        )
         await #expect(throws: SampleError(code: 9)) { try await failure.value() }
         let flipped = Future<Int>(error: SampleError()).transform { result -> Result<String, any Error> in
             .success(result.isSuccess ? "up" : "down")
@@ -104,14 +110,17 @@ struct FutureMapTests {
         let queue = DispatchQueue(label: "map")
         let key = DispatchSpecificKey<Bool>()
         queue.setSpecific(key: key, value: true)
-        let onQueue = try await Future(value: 1).map(on: queue) { _ in DispatchQueue.getSpecific(key: key) ?? false }.value()
+        let onQueue = try await Future(value: 1).map(on: queue) { _ in DispatchQueue.getSpecific(key: key) ?? false }
+            .value()
         #expect(onQueue)
     }
 
     // MARK: - Cancellation
 
-    @Test("a cancelled token completes the result with CancellationError promptly and never calls the closure",
-          arguments: ["map", "flatMap", "filter", "transform", "mapError", "andThen", "recover", "recoverWith", "hop"])
+    @Test(
+        "a cancelled token completes the result with CancellationError promptly and never calls the closure",
+        arguments: ["map", "flatMap", "filter", "transform", "mapError", "andThen", "recover", "recoverWith", "hop"]
+    )
     func cancelledTokenFailsPromptly(_ combinator: String) async {
         for alreadyCancelled in [true, false] {
             let source = Promise<Int>()
@@ -122,14 +131,46 @@ struct FutureMapTests {
             let mark: @Sendable () -> Void = { called.set() }
             let future: Future<Int> =
                 switch combinator {
-                case "map": source.future.map(cancellationToken: token) { mark(); return $0 }
-                case "flatMap": source.future.flatMap(cancellationToken: token) { mark(); return Future(value: $0) }
-                case "filter": source.future.filter(cancellationToken: token) { _ in mark(); return true }
-                case "transform": source.future.transform(cancellationToken: token, success: { mark(); return $0 }, failure: { $0 })
-                case "mapError": source.future.mapError(cancellationToken: token) { mark(); return $0 }
+                case "map":
+                    source.future.map(cancellationToken: token) {
+                        mark()
+                        return $0
+                    }
+                case "flatMap":
+                    source.future.flatMap(cancellationToken: token) {
+                        mark()
+                        return Future(value: $0)
+                    }
+                case "filter":
+                    source.future.filter(cancellationToken: token) { _ in
+                        mark()
+                        return true
+                    }
+                case "transform":
+                    source.future.transform(
+                        cancellationToken: token,
+                        success: {
+                            mark()
+                            return $0
+                        },
+                        failure: { $0 }
+                    )
+                case "mapError":
+                    source.future.mapError(cancellationToken: token) {
+                        mark()
+                        return $0
+                    }
                 case "andThen": source.future.andThen(cancellationToken: token) { _ in mark() }
-                case "recover": source.future.recover(cancellationToken: token) { _ in mark(); return 0 }
-                case "recoverWith": source.future.recoverWith(cancellationToken: token) { _ in mark(); return Future(value: 0) }
+                case "recover":
+                    source.future.recover(cancellationToken: token) { _ in
+                        mark()
+                        return 0
+                    }
+                case "recoverWith":
+                    source.future.recoverWith(cancellationToken: token) { _ in
+                        mark()
+                        return Future(value: 0)
+                    }
                 default: source.future.hop(to: .default, cancellationToken: token)
                 }
             if !alreadyCancelled {
@@ -161,7 +202,10 @@ struct FutureMapTests {
     func recoverWithCancelledWhileWaitingOnInner() async {
         let fallback = Promise<Int>()
         let request = CancellationRequest()
-        let recovered = Future<Int>(error: SampleError()).recoverWith(on: .synchronous, cancellationToken: request.token) { _ in
+        let recovered = Future<Int>(error: SampleError()).recoverWith(
+            on: .synchronous,
+            cancellationToken: request.token
+        ) { _ in
             fallback.future
         }
         #expect(!recovered.isCompleted)

@@ -14,7 +14,9 @@ struct FutureZipTests {
 
     @Test("zip of three futures of mixed types, completed out of order")
     func zipThreeOutOfOrder() async throws {
-        let a = Promise<Int>(), b = Promise<String>(), c = Promise<Double>()
+        let a = Promise<Int>()
+        let b = Promise<String>()
+        let c = Promise<Double>()
         let zipped = zip(a.future, b.future, c.future)
         c.fulfill(2.5)
         a.fulfill(1)

@@ -55,7 +55,8 @@ struct FutureTests {
         #expect(future.result?.successValue == 1)
     }
 
-    @Test func `a token cancelled before init means work never runs and the future fails with CancellationError`() async {
+    @Test func `a token cancelled before init means work never runs and the future fails with CancellationError`() async
+    {
         let request = CancellationRequest()
         request.cancel()
         let ran = Counter()
@@ -212,7 +213,8 @@ struct FutureTests {
         #expect(value == Self.chainLength)
     }
 
-    @Test func `a chain of a million dependent futures whose head already completed does not overflow the stack`() async {
+    @Test func `a chain of a million dependent futures whose head already completed does not overflow the stack`() async
+    {
         let value = await onDedicatedThread { () -> Int? in
             var last = Future(value: 3)
             for _ in 0..<Self.chainLength {

@@ -57,8 +57,12 @@ struct FutureRaceTests {
             setup: {
                 let round = Round()
                 let token = round.request.token
-                round.promise.future.onSuccess(on: .synchronous, cancellationToken: token) { _ in round.values.increment() }
-                round.promise.future.onFailure(on: .synchronous, cancellationToken: token) { round.record(.failure($0)) }
+                round.promise.future.onSuccess(on: .synchronous, cancellationToken: token) { _ in
+                    round.values.increment()
+                }
+                round.promise.future.onFailure(on: .synchronous, cancellationToken: token) {
+                    round.record(.failure($0))
+                }
                 return round
             },
             actions: [{ @Sendable round in round.promise.fulfill(1) }, { @Sendable round in round.request.cancel() }],
@@ -121,7 +125,8 @@ struct FutureRaceTests {
                 let winners = state.winners.value
                 guard winners.count == 1, let winner = winners.first else { return "winners \(winners)" }
                 let result = state.promise.future.result
-                let expected = winner == 2 ? result?.testFailure == TestFailure(code: 2) : result?.successValue == winner
+                let expected =
+                    winner == 2 ? result?.testFailure == TestFailure(code: 2) : result?.successValue == winner
                 return expected ? nil : "winner \(winner) but result \(String(describing: result))"
             }
         )
@@ -172,12 +177,16 @@ struct FutureRaceTests {
             iterations: Stress.cheap,
             setup: {
                 let round = DropRound()
-                round.promise.value!.future.onFailure(on: .synchronous, cancellationToken: round.request.token) { error in
+                round.promise.value!.future.onFailure(on: .synchronous, cancellationToken: round.request.token) {
+                    error in
                     round.errors.withLock { $0.append(error is CancellationError ? "cancelled" : "\(error)") }
                 }
                 return round
             },
-            actions: [{ @Sendable round in round.promise.withLock { $0 = nil } }, { @Sendable round in round.request.cancel() }],
+            actions: [
+                { @Sendable round in round.promise.withLock { $0 = nil } },
+                { @Sendable round in round.request.cancel() },
+            ],
             check: { round in
                 let errors = round.errors.value
                 return errors == ["cancelled"] || errors == ["brokenPromise"] ? nil : "errors \(errors)"

@@ -16,8 +16,10 @@ struct SequenceFuturesTests {
         #expect(values == (0..<20).map { $0 * 2 })
     }
 
-    @Test("traverse never runs more than maxConcurrency tasks and starts them in input order",
-          arguments: [1, 3, 8])
+    @Test(
+        "traverse never runs more than maxConcurrency tasks and starts them in input order",
+        arguments: [1, 3, 8]
+    )
     func traverseRespectsCap(_ cap: Int) async throws {
         let tracker = ConcurrencyTracker()
         let values = try await Array(0..<40).traverse(on: .synchronous, maxConcurrency: cap) { index in
@@ -49,7 +51,8 @@ struct SequenceFuturesTests {
         let request = CancellationRequest()
         let started = CallFlag()
         let gate = Promise<Int>()
-        let traversal = Array(0..<10).traverse(on: .synchronous, cancellationToken: request.token, maxConcurrency: 2) { _ in
+        let traversal = Array(0..<10).traverse(on: .synchronous, cancellationToken: request.token, maxConcurrency: 2) {
+            _ in
             started.set()
             return gate.future
         }

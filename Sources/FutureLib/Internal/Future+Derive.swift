@@ -17,13 +17,17 @@ extension Future {
             return derived
         }
         derived.cancelOnRequest(of: cancellationToken)
-        observe(on: context, cancellationToken: cancellationToken, .result { result in
-            guard !cancellationToken.isCancellationRequested else {
-                derived.complete(with: .failure(CancellationError()))
-                return
+        observe(
+            on: context,
+            cancellationToken: cancellationToken,
+            .result { result in
+                guard !cancellationToken.isCancellationRequested else {
+                    derived.complete(with: .failure(CancellationError()))
+                    return
+                }
+                body(result, derived)
             }
-            body(result, derived)
-        })
+        )
         return derived
     }
 

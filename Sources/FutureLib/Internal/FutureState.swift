@@ -34,7 +34,8 @@ struct Continuation<Value: Sendable>: Sendable {
     @usableFromInline var registration: CancellationRegistration?
 
     @inlinable
-    init(id: UInt32, context: any ExecutionContext, callback: Callback<Value>, registration: CancellationRegistration?) {
+    init(id: UInt32, context: any ExecutionContext, callback: Callback<Value>, registration: CancellationRegistration?)
+    {
         self.id = id
         self.context = context
         self.callback = callback

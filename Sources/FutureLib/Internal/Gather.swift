@@ -38,9 +38,13 @@ protocol CompletionSource: Sendable {
 
 extension Future: CompletionSource {
     func onCompletion(cancellationToken: CancellationToken, _ body: @escaping @Sendable ((any Error)?) -> Void) {
-        observe(on: .synchronous, cancellationToken: cancellationToken, .result { result in
-            if case .failure(let error) = result { body(error) } else { body(nil) }
-        })
+        observe(
+            on: .synchronous,
+            cancellationToken: cancellationToken,
+            .result { result in
+                if case .failure(let error) = result { body(error) } else { body(nil) }
+            }
+        )
     }
 }
 

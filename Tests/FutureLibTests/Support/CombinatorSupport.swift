@@ -27,7 +27,6 @@ func isCancellation<T>(_ result: Result<T, any Error>?) -> Bool {
     return false
 }
 
-
 extension Result {
     var isSuccess: Bool {
         if case .success = self { return true }

@@ -26,7 +26,22 @@ let package = Package(
         .target(name: "Cancellation", swiftSettings: swiftSettings),
         .target(name: "FutureLib", dependencies: ["Cancellation"], swiftSettings: swiftSettings),
         .executableTarget(name: "Demo", dependencies: ["FutureLib"], swiftSettings: swiftSettings),
-        .testTarget(name: "CancellationTests", dependencies: ["Cancellation"], swiftSettings: swiftSettings),
-        .testTarget(name: "FutureLibTests", dependencies: ["FutureLib"], swiftSettings: swiftSettings),
+        // Threads, barriers, lifetime probes and race runners shared by both test targets.
+        .target(
+            name: "TestSupport",
+            dependencies: ["Cancellation"],
+            path: "Tests/TestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CancellationTests",
+            dependencies: ["Cancellation", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FutureLibTests",
+            dependencies: ["FutureLib", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

@@ -1,4 +1,5 @@
 import Cancellation
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1)))

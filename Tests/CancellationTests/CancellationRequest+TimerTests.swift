@@ -1,5 +1,6 @@
 import Cancellation
 import Foundation
+import TestSupport
 import Testing
 
 /// Blocking waits (`wait(timeout:)`) run on dedicated threads, never on the cooperative pool.

@@ -1,4 +1,5 @@
 import Cancellation
+import TestSupport
 import Testing
 
 /// `wait(timeout:)` blocks, so every call runs on a dedicated thread (see `onDedicatedThread`).

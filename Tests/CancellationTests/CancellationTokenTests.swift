@@ -1,5 +1,6 @@
 import Cancellation
 import Foundation
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1)))

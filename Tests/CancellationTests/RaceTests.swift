@@ -1,6 +1,7 @@
 import Cancellation
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// Races between real threads, released together by a spin barrier each round.

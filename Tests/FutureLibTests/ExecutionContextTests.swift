@@ -1,5 +1,6 @@
 import Dispatch
 import FutureLib
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1)))

@@ -1,5 +1,6 @@
 import Dispatch
 import FutureLib
+import TestSupport
 import Testing
 
 /// A callback API of the old kind, for the adapters to wrap.

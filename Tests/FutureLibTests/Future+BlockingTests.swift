@@ -1,5 +1,6 @@
 import Dispatch
 import FutureLib
+import TestSupport
 import Testing
 
 /// The blocking API: `value()`, `value(timeout:)`, `wait(timeout:)`.

@@ -1,4 +1,5 @@
 import FutureLib
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1)))

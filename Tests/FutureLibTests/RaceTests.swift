@@ -1,4 +1,5 @@
 import FutureLib
+import TestSupport
 import Testing
 
 /// Races between completion, registration and token cancellation, repeated `Stress.cheap` times

@@ -2,6 +2,7 @@ import Cancellation
 import Dispatch
 import FutureLib
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(2)))

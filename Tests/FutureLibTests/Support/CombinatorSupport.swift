@@ -33,14 +33,3 @@ extension Result {
         return false
     }
 }
-
-/// Sizes of the scale tests: a million normally; far less under ThreadSanitizer (`make tsan`
-/// builds with `-D FUTURELIB_TSAN`), which runs such loops 50 times slower and would starve the
-/// other tests of CPU. The depth that matters for the stack is reached either way.
-enum Scale {
-    #if FUTURELIB_TSAN
-    static let million = 20_000
-    #else
-    static let million = 1_000_000
-    #endif
-}

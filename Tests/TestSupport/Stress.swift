@@ -2,17 +2,24 @@ import Foundation
 
 /// Iteration counts for the race tests. `make stress` raises them with the environment variable
 /// `FUTURELIB_STRESS_ITERATIONS`; cheap races default to 10,000 iterations.
-enum Stress {
+package enum Stress {
     /// `FUTURELIB_STRESS_ITERATIONS`, if set to a positive number.
-    static let override: Int? = ProcessInfo.processInfo.environment["FUTURELIB_STRESS_ITERATIONS"]
+    package static let override: Int? = ProcessInfo.processInfo.environment["FUTURELIB_STRESS_ITERATIONS"]
         .flatMap { Int($0) }
         .flatMap { $0 > 0 ? $0 : nil }
 
-    /// Iterations for a cheap race (a few atomic operations per round).
-    static var cheap: Int { override ?? 10_000 }
+    /// Iterations for a cheap race (a few atomic operations per round): 10,000, or 1,000 under
+    /// ThreadSanitizer (`make tsan` builds with `-D FUTURELIB_TSAN`), which runs them far slower.
+    package static var cheap: Int { override ?? defaultCheap }
+
+    #if FUTURELIB_TSAN
+    private static let defaultCheap = 1_000
+    #else
+    private static let defaultCheap = 10_000
+    #endif
 
     /// Iterations for a heavy race (many handlers or threads per round): a tenth of `cheap`.
-    static var heavy: Int { max(override.map { $0 / 10 } ?? 1_000, 100) }
+    package static var heavy: Int { max(override.map { $0 / 10 } ?? 1_000, 100) }
 }
 
 /// Runs `iterations` rounds of a race between `actions.count` dedicated threads.
@@ -21,7 +28,7 @@ enum Stress {
 /// action on the round's state, then (after a second barrier) thread 0 calls `check`, which
 /// returns a failure description or nil. Suspends until done and returns the first failures
 /// (assert on them in the test body: `#expect` is not meant for foreign threads).
-func race<State: Sendable>(
+package func race<State: Sendable>(
     iterations: Int,
     setup: @escaping @Sendable () -> State,
     actions: [@Sendable (State) -> Void],
@@ -53,11 +60,12 @@ func race<State: Sendable>(
 }
 
 /// Sizes of the scale tests: a million normally; far less under ThreadSanitizer (`make tsan`
-/// builds with `-D FUTURELIB_TSAN`), which runs such loops 50 times slower.
-enum Scale {
+/// builds with `-D FUTURELIB_TSAN`), which runs such loops 50 times slower and would starve the
+/// other tests of CPU. The depth that matters for the stack is reached either way.
+package enum Scale {
     #if FUTURELIB_TSAN
-    static let million = 20_000
+    package static let million = 20_000
     #else
-    static let million = 1_000_000
+    package static let million = 1_000_000
     #endif
 }

@@ -1,5 +1,5 @@
 import Cancellation
-import Foundation
+package import Foundation  // package: `currentThreadID()` returns `pthread_t`
 import Synchronization
 
 // MARK: - Dedicated threads
@@ -8,7 +8,7 @@ import Synchronization
 /// until it returns. Every blocking call of the tests goes through here, so a test body never
 /// blocks the cooperative pool.
 @discardableResult
-func onDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+package func onDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
         let thread = Thread {
             continuation.resume(returning: body())
@@ -20,7 +20,7 @@ func onDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -
 
 /// Starts `count` dedicated threads, releases them together through a barrier, and runs
 /// `body(index)` on each. Suspends until every one returned.
-func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+package func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
     let barrier = SpinBarrier(parties: count)
     await withTaskGroup(of: Void.self) { group in
         for index in 0..<count {
@@ -35,13 +35,28 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
 }
 
 /// Identifies the calling thread, to check on which thread a handler ran.
-func currentThreadID() -> pthread_t {
+package func currentThreadID() -> pthread_t {
     pthread_self()
+}
+
+/// Identifies a thread, to check on which thread a handler ran.
+// Sendable: a `pthread_t` (a pointer on Darwin) is an opaque identifier, only compared.
+package struct ThreadID: Equatable, @unchecked Sendable {
+    private let thread: pthread_t
+
+    /// The calling thread.
+    package static var current: ThreadID {
+        ThreadID(thread: pthread_self())
+    }
+
+    package static func == (lhs: ThreadID, rhs: ThreadID) -> Bool {
+        pthread_equal(lhs.thread, rhs.thread) != 0
+    }
 }
 
 /// Blocks the calling (dedicated) thread for `duration`. Used only to widen a race window,
 /// never to assert on elapsed time.
-func pause(_ duration: Duration) {
+package func pause(_ duration: Duration) {
     let (seconds, attoseconds) = duration.components
     Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
 }
@@ -50,18 +65,18 @@ func pause(_ duration: Duration) {
 
 /// A reusable barrier for a fixed number of threads that spins (yielding) instead of sleeping,
 /// so the threads leave it as close together as possible: the point of a race test.
-final class SpinBarrier: Sendable {
+package final class SpinBarrier: Sendable {
     private let parties: Int
     private let arrived = Atomic<Int>(0)
     private let generation = Atomic<Int>(0)
 
-    init(parties: Int) {
+    package init(parties: Int) {
         precondition(parties > 0, "parties must be positive")
         self.parties = parties
     }
 
     /// Returns once all `parties` threads have called it (for this round).
-    func arriveAndWait() {
+    package func arriveAndWait() {
         let round = generation.load(ordering: .acquiring)
         if arrived.add(1, ordering: .acquiringAndReleasing).newValue == parties {
             arrived.store(0, ordering: .relaxed)
@@ -79,52 +94,57 @@ final class SpinBarrier: Sendable {
 // MARK: - Small thread-safe values
 
 /// A value shared by threads, guarded by a `Lock` (a `Mutex` that ThreadSanitizer sees).
-final class Locked<Value: Sendable>: Sendable {
+package final class Locked<Value: Sendable>: Sendable {
     private let storage: Lock<Value>
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         storage = Lock(value)
     }
 
-    var value: Value {
+    package var value: Value {
         storage.withLock { $0 }
     }
 
-    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R {
+    package func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R {
         storage.withLock { body(&$0) }
     }
 }
 
 /// A counter shared by threads.
-final class Counter: Sendable {
+package final class Counter: Sendable {
     private let count = Atomic<Int>(0)
 
-    init() {}
+    package init() {}
 
-    var value: Int {
+    package var value: Int {
         count.load(ordering: .acquiring)
     }
 
     @discardableResult
-    func increment() -> Int {
+    package func increment() -> Int {
         count.add(1, ordering: .acquiringAndReleasing).newValue
+    }
+
+    @discardableResult
+    package func decrement() -> Int {
+        count.subtract(1, ordering: .acquiringAndReleasing).newValue
     }
 }
 
 /// A one-shot signal between a handler and another thread (a thin `DispatchSemaphore` wrapper
 /// whose `wait` always has a generous timeout, so a bug fails the test instead of hanging it).
-final class Signal: Sendable {
+package final class Signal: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
 
-    init() {}
+    package init() {}
 
-    func fire() {
+    package func fire() {
         semaphore.signal()
     }
 
     /// Blocks until fired; false if that took longer than `timeout` (a failure, not a timing check).
     @discardableResult
-    func wait(timeout: Duration = .seconds(10)) -> Bool {
+    package func wait(timeout: Duration = .seconds(30)) -> Bool {
         let (seconds, attoseconds) = timeout.components
         let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         return semaphore.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success
@@ -136,7 +156,10 @@ final class Signal: Sendable {
 /// Polls `condition` on a dedicated thread until it holds or `limit` has passed. For outcomes that
 /// a background queue produces at some later point (a Dispatch timer releasing its handler);
 /// asserts only on the outcome, never on how long it took.
-func eventually(within limit: Duration = .seconds(10), _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+package func eventually(
+    within limit: Duration = .seconds(10),
+    _ condition: @escaping @Sendable () -> Bool
+) async -> Bool {
     await onDedicatedThread {
         let clock = ContinuousClock()
         let deadline = clock.now + limit
@@ -146,4 +169,11 @@ func eventually(within limit: Duration = .seconds(10), _ condition: @escaping @S
         }
         return condition()
     }
+}
+
+// MARK: - Cores
+
+/// How many cores the machine has, to nest blocking work deeper than the pool has threads.
+package enum WorkerCount {
+    package static let cores = ProcessInfo.processInfo.activeProcessorCount
 }

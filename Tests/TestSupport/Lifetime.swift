@@ -3,18 +3,18 @@ import Synchronization
 
 /// Counts how many ``Tracked`` objects tied to it are deallocated: capture a `Tracked` in a
 /// handler and the count tells whether the handler closure (and so its captures) was released.
-final class DeinitCounter: Sendable {
+package final class DeinitCounter: Sendable {
     private let count = Atomic<Int>(0)
 
-    init() {}
+    package init() {}
 
     /// How many tracked objects have been deallocated.
-    var deallocated: Int {
+    package var deallocated: Int {
         count.load(ordering: .acquiring)
     }
 
     /// A new object that bumps this counter in its `deinit`.
-    func make() -> Tracked {
+    package func make() -> Tracked {
         Tracked(counter: self)
     }
 
@@ -24,7 +24,7 @@ final class DeinitCounter: Sendable {
 }
 
 /// An object whose deallocation is counted by a ``DeinitCounter``.
-final class Tracked: Sendable {
+package final class Tracked: Sendable {
     private let counter: DeinitCounter
 
     fileprivate init(counter: DeinitCounter) {
@@ -32,7 +32,7 @@ final class Tracked: Sendable {
     }
 
     /// Something to call so that a closure really captures the object.
-    func touch() {}
+    package func touch() {}
 
     deinit {
         counter.bump()
@@ -40,7 +40,8 @@ final class Tracked: Sendable {
 }
 
 /// A weak reference that can be checked from any thread: "is the object still alive?".
-final class WeakProbe<Object: AnyObject & Sendable>: Sendable {
+/// Guarded by `Lock`, a `Mutex` that ThreadSanitizer sees.
+package final class WeakProbe<Object: AnyObject & Sendable>: Sendable {
     private let reference: Lock<WeakBox>
 
     private struct WeakBox: @unchecked Sendable {
@@ -48,11 +49,11 @@ final class WeakProbe<Object: AnyObject & Sendable>: Sendable {
         weak var object: Object?
     }
 
-    init(_ object: Object) {
+    package init(_ object: Object) {
         reference = Lock(WeakBox(object: object))
     }
 
-    var isAlive: Bool {
+    package var isAlive: Bool {
         reference.withLock { $0.object != nil }
     }
 }

@@ -189,6 +189,10 @@ final class Traversal<Element: Sendable, U: Sendable>: Sendable {
         @usableFromInline var running = 0
         @usableFromInline var finished = 0
         @usableFromInline var values: [U?]
+        /// A thread is starting tasks right now.
+        @usableFromInline var isStarting = false
+        /// Slots freed while another thread was starting: it must look again.
+        @usableFromInline var moreToStart = false
 
         @inlinable
         init(values: [U?]) {
@@ -237,17 +241,32 @@ final class Traversal<Element: Sendable, U: Sendable>: Sendable {
     /// Claims free slots under the lock, then starts those tasks outside it.
     @inlinable
     func startMore() {
-        guard !future.isCompleted else { return }  // failed or cancelled: start nothing more
-        let indices = state.withLock { state -> Range<Int> in
-            let count = Swift.min(maxConcurrency - state.running, elements.count - state.nextIndex)
-            guard count > 0 else { return 0..<0 }
-            defer {
-                state.nextIndex += count
-                state.running += count
+        // One thread starts tasks at a time, so that they start in input order even when several
+        // complete at once on different threads; the others leave a note for it and return.
+        while !future.isCompleted {  // failed or cancelled: start nothing more
+            let indices = state.withLock { state -> Range<Int>? in
+                guard !state.isStarting else {
+                    state.moreToStart = true
+                    return nil
+                }
+                state.moreToStart = false
+                let count = Swift.min(maxConcurrency - state.running, elements.count - state.nextIndex)
+                guard count > 0 else { return nil }
+                defer {
+                    state.isStarting = true
+                    state.nextIndex += count
+                    state.running += count
+                }
+                return state.nextIndex..<(state.nextIndex + count)
             }
-            return state.nextIndex..<(state.nextIndex + count)
+            guard let indices else { return }
+            for index in indices { run(index) }
+            let again = state.withLock { state in
+                state.isStarting = false
+                return state.moreToStart
+            }
+            guard again else { return }
         }
-        for index in indices { run(index) }
     }
 
     @inlinable

@@ -133,10 +133,7 @@ extension Future {
     /// Runs `start` with a token that the caller's token cancels and that is dropped (releasing
     /// its handlers) when this future completes.
     private func adapt(_ cancellationToken: CancellationToken, _ start: (CancellationToken) -> Void) {
-        guard !cancellationToken.isCancellationRequested else {
-            complete(with: .failure(CancellationError()))
-            return
-        }
+        if failIfCancelled(cancellationToken) { return }
         guard cancellationToken.canBeCancelled else {
             start(.none)
             return

@@ -45,10 +45,7 @@ extension Future {
     ///   - cancellationToken: Fails the future with `CancellationError` when cancelled first.
     public convenience init(value: Value, after delay: Duration, cancellationToken: CancellationToken = .none) {
         self.init()
-        guard !cancellationToken.isCancellationRequested else {
-            complete(with: .failure(CancellationError()))
-            return
-        }
+        if failIfCancelled(cancellationToken) { return }
         cancelOnRequest(of: cancellationToken)
         let timer = CancellationRequest()
         timer.token.onCancel { [self] in complete(with: .success(value)) }

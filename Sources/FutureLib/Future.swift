@@ -83,10 +83,7 @@ public final class Future<Value: Sendable>: Sendable {
         _ work: @escaping @Sendable () throws -> Value
     ) {
         self.init()
-        guard !cancellationToken.isCancellationRequested else {
-            complete(with: .failure(CancellationError()))
-            return
-        }
+        if failIfCancelled(cancellationToken) { return }
         let registration = cancellationToken.onCancel { [self] in
             complete(with: .failure(CancellationError()))
         }
@@ -125,10 +122,7 @@ public final class Future<Value: Sendable>: Sendable {
         _ work: @escaping @Sendable @concurrent () async throws -> Value
     ) {
         self.init()
-        guard !cancellationToken.isCancellationRequested else {
-            complete(with: .failure(CancellationError()))
-            return
-        }
+        if failIfCancelled(cancellationToken) { return }
         let registration = cancellationToken.onCancel { [self] in
             complete(with: .failure(CancellationError()))
         }

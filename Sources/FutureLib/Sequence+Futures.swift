@@ -61,10 +61,7 @@ extension Sequence {
     where Element == Future<T> {
         let futures = Array(self)
         let all = Future<[T]>()
-        guard !cancellationToken.isCancellationRequested else {
-            all.complete(with: .failure(CancellationError()))
-            return all
-        }
+        if all.failIfCancelled(cancellationToken) { return all }
         guard !futures.isEmpty else {
             all.complete(with: .success([]))
             return all
@@ -100,10 +97,7 @@ extension Sequence {
     where Element == Future<T> {
         let futures = Array(self)
         let all = Future<[Result<T, any Error>]>()
-        guard !cancellationToken.isCancellationRequested else {
-            all.complete(with: .failure(CancellationError()))
-            return all
-        }
+        if all.failIfCancelled(cancellationToken) { return all }
         guard !futures.isEmpty else {
             all.complete(with: .success([]))
             return all
@@ -164,10 +158,7 @@ extension Sequence {
     public func firstCompleted<T: Sendable>(cancellationToken: CancellationToken = .none) -> Future<T>
     where Element == Future<T> {
         let first = Future<T>()
-        guard !cancellationToken.isCancellationRequested else {
-            first.complete(with: .failure(CancellationError()))
-            return first
-        }
+        if first.failIfCancelled(cancellationToken) { return first }
         first.cancelOnRequest(of: cancellationToken)
         var isEmpty = true
         for future in self {
@@ -226,10 +217,7 @@ final class Traversal<Element: Sendable, U: Sendable>: Sendable {
 
     @inlinable
     func start() {
-        guard !cancellationToken.isCancellationRequested else {
-            future.complete(with: .failure(CancellationError()))
-            return
-        }
+        if future.failIfCancelled(cancellationToken) { return }
         guard !elements.isEmpty else {
             future.complete(with: .success([]))
             return

@@ -12,23 +12,26 @@ extension Future {
         _ body: @escaping @Sendable (Result<Value, any Error>, Future<U>) -> Void
     ) -> Future<U> {
         let derived = Future<U>()
-        guard !cancellationToken.isCancellationRequested else {
-            derived.complete(with: .failure(CancellationError()))
-            return derived
-        }
+        if derived.failIfCancelled(cancellationToken) { return derived }
         derived.cancelOnRequest(of: cancellationToken)
         observe(
             on: context,
             cancellationToken: cancellationToken,
             .result { result in
-                guard !cancellationToken.isCancellationRequested else {
-                    derived.complete(with: .failure(CancellationError()))
-                    return
-                }
+                if derived.failIfCancelled(cancellationToken) { return }
                 body(result, derived)
             }
         )
         return derived
+    }
+
+    /// Fails this future with `CancellationError` if `token` is already cancelled; true if it did.
+    /// The prologue of every operation that takes a token.
+    @inlinable
+    func failIfCancelled(_ token: CancellationToken) -> Bool {
+        guard token.isCancellationRequested else { return false }
+        complete(with: .failure(CancellationError()))
+        return true
     }
 
     /// Fails this future with `CancellationError` when `token` is cancelled before it completes;

@@ -7,10 +7,7 @@ func gather<T: Sendable>(
     values: @escaping @Sendable () -> Result<T, any Error>
 ) -> Future<T> {
     let gathered = Future<T>()
-    guard !cancellationToken.isCancellationRequested else {
-        gathered.complete(with: .failure(CancellationError()))
-        return gathered
-    }
+    if gathered.failIfCancelled(cancellationToken) { return gathered }
     guard !sources.isEmpty else {
         gathered.complete(with: values())  // the empty tuple
         return gathered

@@ -51,15 +51,18 @@ extension Future {
     /// `FutureError.timeout` when the timeout passes first.
     private func awaitResult(timeout: Duration?) async throws -> Result<Value, any Error> {
         if let result { return result }
-        await withTaskCancellationToken { taskToken in
-            // One token for both ways the wait can end early; cancelling it removes the continuation.
-            let waiter = CancellationRequest(linkedTo: [taskToken])
-            if let timeout { waiter.cancel(after: timeout) }
+        // One request for both ways the wait can end early (task cancellation and the timeout);
+        // cancelling it removes the continuation from the future.
+        let waiter = CancellationRequest()
+        if let timeout { waiter.cancel(after: timeout) }
+        await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 observe(on: .synchronous, cancellationToken: waiter.token, .result { _ in continuation.resume() })
             }
-            waiter.cancel()  // stops the timer
+        } onCancel: {
+            waiter.cancel()
         }
+        waiter.cancel()  // stops the timer
         // Resumed by completion, or by the waiter's token (and then the future may still have won the race).
         if let result { return result }
         if Task.isCancelled { throw CancellationError() }

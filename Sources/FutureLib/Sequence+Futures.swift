@@ -104,17 +104,14 @@ extension Sequence {
         }
         all.cancelOnRequest(of: cancellationToken)
         let remaining = Countdown(futures.count)
+        let gather: Callback<T> = .result { _ in  // shared by every future: no allocation per element
+            // The token's cancellation also reaches here, with the future still pending:
+            // `all` has failed with CancellationError then, and must not read the results.
+            guard !cancellationToken.isCancellationRequested else { return }
+            if remaining.countDown() { all.complete(with: .success(futures.map { $0.result! })) }
+        }
         for future in futures {
-            future.observe(
-                on: .synchronous,
-                cancellationToken: cancellationToken,
-                .result { _ in
-                    // The token's cancellation also reaches here, with the future still pending:
-                    // `all` has failed with CancellationError then, and must not read the results.
-                    guard !cancellationToken.isCancellationRequested else { return }
-                    if remaining.countDown() { all.complete(with: .success(futures.map { $0.result! })) }
-                }
-            )
+            future.observe(on: .synchronous, cancellationToken: cancellationToken, gather)
         }
         return all
     }
@@ -160,10 +157,11 @@ extension Sequence {
         let first = Future<T>()
         if first.failIfCancelled(cancellationToken) { return first }
         first.cancelOnRequest(of: cancellationToken)
+        let forward: Callback<T> = .result { first.complete(with: $0) }  // shared by every future
         var isEmpty = true
         for future in self {
             isEmpty = false
-            future.observe(on: .synchronous, cancellationToken: cancellationToken, .result { first.complete(with: $0) })
+            future.observe(on: .synchronous, cancellationToken: cancellationToken, forward)
             if first.isCompleted { break }
         }
         if isEmpty { first.complete(with: .failure(FutureError.noSuchElement)) }

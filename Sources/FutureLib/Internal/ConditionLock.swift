@@ -50,11 +50,6 @@ final class ConditionLock: @unchecked Sendable {
         pthread_cond_signal(condition)
     }
 
-    /// Sleeps until signalled (spurious wake-ups possible). The mutex must be held.
-    func wait() {
-        pthread_cond_wait(condition, mutex)
-    }
-
     /// Sleeps until signalled or `seconds` passed; false on timeout. The mutex must be held.
     func wait(seconds: Int) -> Bool {
         var now = timespec()

@@ -94,6 +94,27 @@ struct FutureAsyncTests {
         withExtendedLifetime(promise) {}
     }
 
+    @Test func `value() async waiters give their threads back while they wait`() async throws {
+        let promise = Promise<Int>()
+        let started = Counter()
+        let waiters = 20  // many more than the cooperative pool has threads
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<waiters {
+                group.addTask {
+                    started.increment()
+                    return try await promise.future.value()
+                }
+            }
+            // All waiters can start only if those already waiting do not hold a thread; otherwise
+            // this loop never ends and the time limit fails the test.
+            while started.value < waiters { await Task.yield() }
+            promise.fulfill(7)
+            var values: [Int] = []
+            for try await value in group { values.append(value) }
+            #expect(values == Array(repeating: 7, count: waiters))
+        }
+    }
+
     @Test func `value() async waiters each get the value exactly once`() async throws {
         let promise = Promise<Int>()
         try await withThrowingTaskGroup(of: Int.self) { group in

@@ -147,6 +147,13 @@ struct FutureBlockingTests {
             #expect(try nested(2 * WorkerCount.cores + 2) == index)
         }
 
+        @Test(arguments: 0..<8)
+        func `parallel tests blocking on timers all finish`(index: Int) throws {
+            // Timers run on Dispatch, not on the cooperative pool these tests are blocking.
+            #expect(try Future(value: index, after: .milliseconds(20)).value(timeout: .seconds(30)) == index)
+            #expect(CancellationRequest(cancelAfter: .milliseconds(20)).token.wait(timeout: .seconds(30)))
+        }
+
         @Test(arguments: 0..<4)
         func `parallel tests blocking with timeouts on async work all finish`(index: Int) throws {
             let future = Future { () async throws -> Int in

@@ -115,15 +115,10 @@ struct CancellationRequestTimerTests {
     ) async {
         let request = CancellationRequest(cancelAfter: .seconds(3600))
         let outcome = await onDedicatedThread { () -> (runs: Int, sameThread: Bool) in
-            let runs = Counter()
-            let me = currentThreadID()
-            let sameThread = Locked(false)
-            request.token.onCancel {
-                runs.increment()
-                sameThread.withLock { $0 = pthread_equal(currentThreadID(), me) != 0 }
-            }
+            let probe = RunProbe()  // created on the registering thread
+            request.token.onCancel(probe.handler)
             request.cancel(after: delay)
-            return (runs.value, sameThread.value)
+            return (probe.runCount, probe.ranOnRegisteringThread)
         }
         #expect(outcome.runs == 1)
         #expect(outcome.sameThread)

@@ -179,15 +179,10 @@ struct CancellationRequestTests {
         let canceller = Task { await onDedicatedThread { request.cancel() } }
         let outcome = await onDedicatedThread { () -> (ranOnRegisteringThread: Bool, runs: Int) in
             inHandler.wait()
-            let runs = Counter()
-            let me = currentThreadID()
-            let sameThread = Locked(false)
-            request.token.onCancel {
-                runs.increment()
-                sameThread.withLock { $0 = pthread_equal(currentThreadID(), me) != 0 }
-            }
+            let probe = RunProbe()  // created on the registering thread
+            request.token.onCancel(probe.handler)
             release.fire()
-            return (sameThread.value, runs.value)
+            return (probe.ranOnRegisteringThread, probe.runCount)
         }
         await canceller.value
         #expect(outcome.runs == 1)

@@ -52,14 +52,9 @@ struct CancellationTokenTests {
         let request = CancellationRequest()
         request.cancel()
         let outcome = await onDedicatedThread { () -> (runsWhenOnCancelReturned: Int, sameThread: Bool) in
-            let runs = Counter()
-            let me = currentThreadID()
-            let sameThread = Locked(false)
-            request.token.onCancel {
-                runs.increment()
-                sameThread.withLock { $0 = pthread_equal(currentThreadID(), me) != 0 }
-            }
-            return (runs.value, sameThread.value)
+            let probe = RunProbe()  // created on the registering thread
+            request.token.onCancel(probe.handler)
+            return (probe.runCount, probe.ranOnRegisteringThread)
         }
         #expect(outcome.runsWhenOnCancelReturned == 1)
         #expect(outcome.sameThread)

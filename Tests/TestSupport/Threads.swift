@@ -177,3 +177,29 @@ package func eventually(
 package enum WorkerCount {
     package static let cores = ProcessInfo.processInfo.activeProcessorCount
 }
+
+// MARK: - Handler probes
+
+/// A cancellation handler that records how often it ran and whether it ran on the thread that
+/// created the probe (create it on the thread that registers the handler).
+package final class RunProbe: Sendable {
+    private let runs = Counter()
+    private let sameThread = Locked(false)
+    private let creatingThread = ThreadID.current
+
+    package init() {}
+
+    /// The handler to register.
+    package var handler: @Sendable () -> Void {
+        { [self] in
+            runs.increment()
+            sameThread.withLock { $0 = ThreadID.current == creatingThread }
+        }
+    }
+
+    /// How often the handler ran.
+    package var runCount: Int { runs.value }
+
+    /// Whether its last run was on the creating thread.
+    package var ranOnRegisteringThread: Bool { sameThread.value }
+}

@@ -198,6 +198,15 @@ public final class Future<Value: Sendable>: Sendable {
         return true
     }
 
+    /// Fails the future with ``FutureError/brokenPromise``: its promise was dropped unresolved.
+    ///
+    /// Out of line, so that `Promise.deinit` (never specialized) looks up no generic metadata on
+    /// its common path, the resolved promise.
+    @inline(never) @usableFromInline
+    func breakPromise() {
+        complete(with: .failure(FutureError.brokenPromise))
+    }
+
     @inlinable
     func run(_ continuation: Continuation<Value>, with result: Result<Value, any Error>) {
         continuation.registration?.unregister()  // releases the token's handler

@@ -44,7 +44,7 @@ public final class Promise<Value: Sendable>: Sendable {
         // Checked first: boxing the error costs an allocation, and almost every promise was resolved.
         // (`deinit` is never specialized: the atomic keeps this path free of generic metadata lookups.)
         if !future.isCompleted {
-            future.complete(with: .failure(FutureError.brokenPromise))
+            future.breakPromise()
         }
     }
 

@@ -29,7 +29,7 @@ enum Callback<Value: Sendable>: Sendable {
 @usableFromInline
 struct Continuation<Value: Sendable>: Sendable {
     @usableFromInline var id: UInt32
-    @usableFromInline var context: any ExecutionContext
+    @usableFromInline var context: ContinuationTarget
     @usableFromInline var callback: Callback<Value>
     @usableFromInline var registration: CancellationRegistration?
 
@@ -37,7 +37,7 @@ struct Continuation<Value: Sendable>: Sendable {
     init(id: UInt32, context: any ExecutionContext, callback: Callback<Value>, registration: CancellationRegistration?)
     {
         self.id = id
-        self.context = context
+        self.context = ContinuationTarget(context)
         self.callback = callback
         self.registration = registration
     }
@@ -45,12 +45,13 @@ struct Continuation<Value: Sendable>: Sendable {
     /// Runs the callback on its context. Never call it with a lock held.
     @inlinable
     func dispatch(_ result: Result<Value, any Error>) {
-        if context.isSynchronous {
+        switch context {
+        case .synchronous:
             // The common case of combinators: no closure allocation unless nested too deeply.
             let callback = self.callback
             if Trampoline.runInline({ callback.invoke(with: result) }) { return }
             Trampoline.run { callback.invoke(with: result) }
-        } else {
+        case .other(let context):
             let callback = self.callback
             context.execute { callback.invoke(with: result) }
         }

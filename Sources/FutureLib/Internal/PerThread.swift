@@ -11,13 +11,17 @@ import Darwin
 /// Stored in a pthread key (the standard library has no thread-local storage). A task-local would
 /// not do: tasks created on this thread would inherit it and touch it from other threads.
 final class PerThread {
+    // The properties are `@exclusivity(unchecked)`: the object belongs to one thread, and no
+    // access spans a call that could reach it again. Checked, they cost two runtime calls per
+    // `.synchronous` continuation.
+
     /// How many synchronous continuations are running inline on this thread right now.
-    var inlineDepth = 0
+    @exclusivity(unchecked) var inlineDepth = 0
     /// Work deferred because `inlineDepth` reached the limit; drained by the outermost frame.
-    var deferred: [@Sendable () -> Void] = []
-    var deferredHead = 0
+    @exclusivity(unchecked) var deferred: [@Sendable () -> Void] = []
+    @exclusivity(unchecked) var deferredHead = 0
     /// The pool this thread works for, if any.
-    var pool: WorkerPool?
+    @exclusivity(unchecked) var pool: WorkerPool?
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()

@@ -59,11 +59,10 @@ struct RegistrationList {
     /// Removes the handler stored under `key`, if it is still there, and returns it.
     mutating func remove(_ key: Key) -> Handler? {
         let index = Int(key.slot)
-        guard index < slots.count, slots[index].generation == key.generation,
-            let handler = slots[index].handler
-        else { return nil }
-        unlink(key.slot)
-        return handler
+        guard index < slots.count, slots[index].generation == key.generation, slots[index].handler != nil else {
+            return nil
+        }
+        return unlink(key.slot)
     }
 
     /// A stored handler with its key.
@@ -77,26 +76,33 @@ struct RegistrationList {
         guard newest != Self.nil32 else { return nil }
         let index = newest
         let key = Key(slot: index, generation: slots[Int(index)].generation)
-        let handler = slots[Int(index)].handler!
-        unlink(index)
-        return Entry(key: key, handler: handler)
+        return Entry(key: key, handler: unlink(index))
     }
 
-    private mutating func unlink(_ index: UInt32) {
+    /// Unlinks the occupied slot `index`, frees it and moves its handler out.
+    ///
+    /// The links are rewritten through one buffer pointer: one uniqueness check for all of them
+    /// instead of one per write, and no bounds checks (every index here is a linked slot's or its
+    /// neighbours'). The handler is read apart: a closure that crosses a generic API (the buffer
+    /// pointer's result, or `Optional.take()`) is wrapped in a heap-allocated thunk.
+    private mutating func unlink(_ index: UInt32) -> Handler {
         let i = Int(index)
-        let previous = slots[i].previous
-        let next = slots[i].next
-        if previous != Self.nil32 { slots[Int(previous)].next = next }
-        if next != Self.nil32 {
-            slots[Int(next)].previous = previous
-        } else {
-            newest = previous
-        }
+        let handler = slots[i].handler!
         slots[i].handler = nil
-        slots[i].generation &+= 1
-        slots[i].next = Self.nil32
-        slots[i].previous = freeHead
-        freeHead = index
+        let freeHead = self.freeHead
+        let next = slots.withUnsafeMutableBufferPointer { slots in
+            let previous = slots[i].previous
+            let next = slots[i].next
+            if previous != Self.nil32 { slots[Int(previous)].next = next }
+            if next != Self.nil32 { slots[Int(next)].previous = previous }
+            slots[i].generation &+= 1
+            slots[i].next = Self.nil32
+            slots[i].previous = freeHead
+            return (previous, next)
+        }
+        if next.1 == Self.nil32 { newest = next.0 }
+        self.freeHead = index
         count -= 1
+        return handler
     }
 }

@@ -78,7 +78,8 @@ func settle<T>(_ future: Future<T>) async {
 
 func run() async throws {
     let server = try HTTPFixture { request in
-        log("   ⇠ server: \(request.id ?? request.target) closed by the client after \(request.chunksSent) chunk(s)")
+        let when = request.chunksSent == 0 ? "before the reply" : "after \(request.chunksSent) chunk(s)"
+        log("   ⇠ server: \(request.id ?? request.target): connection closed by the client \(when)")
     }
     let configuration = URLSessionConfiguration.ephemeral
     configuration.connectionProxyDictionary = [:]  // loopback only
@@ -88,7 +89,6 @@ func run() async throws {
 
     log("1. A 400 ms timer (CancellationRequest(cancelAfter:)) shared by four requests.")
     let deadline = CancellationRequest(cancelAfter: .milliseconds(400))
-    deadline.token.onCancel { log("   ⏰ timer fired: token cancelled") }
     let first = [
         fetch("quick", "/now?size=1024", on: server, session: session, cancellationToken: deadline.token),
         fetch("slow-ok", "/slow?delay=150", on: server, session: session, cancellationToken: deadline.token),
@@ -101,6 +101,8 @@ func run() async throws {
             cancellationToken: deadline.token
         ),
     ]
+    // Registered last, so it runs first: a token's handlers run newest first.
+    deadline.token.onCancel { log("   ⏰ timer fired: token cancelled") }
     await settle(first.results())
 
     log("2. One shared token cancels a batch of four streaming downloads together.")
@@ -125,7 +127,6 @@ func run() async throws {
 
     log("3. traverse downloads 12 files (200 ms each), 3 at a time, with a 700 ms deadline.")
     let budget = CancellationRequest(cancelAfter: .milliseconds(700))
-    budget.token.onCancel { log("   ⏰ deadline reached: token cancelled") }
     let files = (1...12).traverse(cancellationToken: budget.token, maxConcurrency: 3) { index in
         fetch(
             "file-\(index)",
@@ -151,10 +152,11 @@ func run() async throws {
     server.stop()
 
     let closedEarly = server.requests.filter { $0.outcome == .clientClosedEarly }.count
-    log(
-        "Summary: \(tally.sent) requests sent, \(tally.finished) finished, \(tally.cancelled) cancelled in flight;"
-            + " the server saw \(closedEarly) connection(s) closed early."
-    )
+    log("Summary: \(tally.sent) requests sent, \(tally.finished) finished, \(tally.cancelled) cancelled in flight.")
+    log("         The server saw \(closedEarly) connection(s) closed before the reply was complete.")
+    if closedEarly < tally.cancelled {
+        log("         (A request cancelled before the server read it leaves no reply to cut short.)")
+    }
 }
 
 do {

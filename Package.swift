@@ -61,7 +61,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FutureLibFoundationTests",
-            dependencies: ["FutureLibFoundation", "HTTPFixture", "TestSupport"],
+            dependencies: ["FutureLibFoundation", "HTTPFixture"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -66,7 +66,8 @@ package final class HTTPFixture: Sendable {
     }
 
     /// Stops accepting, wakes and ends every connection thread, and returns once all of them
-    /// have finished. Idempotent.
+    /// have finished. Idempotent. Do not call it from `onClientClosedEarly` (a server thread):
+    /// it waits for that thread.
     package func stop() {
         let first = state.withLock { state in
             defer { state.isStopping = true }
@@ -93,6 +94,8 @@ package final class HTTPFixture: Sendable {
             case completed
             /// The client closed the connection before the reply was complete.
             case clientClosedEarly
+            /// ``HTTPFixture/stop()`` ended the reply before it was complete.
+            case stoppedByServer
         }
 
         /// The `id` query parameter, if any.
@@ -168,7 +171,10 @@ package final class HTTPFixture: Sendable {
         defer { finished.leave() }
         while waitReadable(listener, timeout: -1) {
             let connection = accept(listener, nil, nil)
-            if connection < 0 { continue }
+            if connection < 0 {
+                usleep(1000)  // out of descriptors, say: do not spin
+                continue
+            }
             let admitted = state.withLock { state in
                 guard state.openConnections < Self.maxConnections else { return false }
                 state.openConnections += 1
@@ -308,7 +314,7 @@ package final class HTTPFixture: Sendable {
     }
 
     /// Waits `milliseconds`, watching the connection: returns `.clientClosedEarly` as soon as the
-    /// client closes it (or the server stops), `nil` when the time is up.
+    /// client closes it (`.stoppedByServer` when the server stops), `nil` when the time is up.
     private func pause(_ connection: Int32, milliseconds: Int) -> Request.Outcome? {
         let deadline = ContinuousClock.now + .milliseconds(milliseconds)
         var buffer = [UInt8](repeating: 0, count: 512)
@@ -318,7 +324,7 @@ package final class HTTPFixture: Sendable {
             let (seconds, attoseconds) = left.components
             let timeout = Int32(min(seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1, 60_000))
             guard waitReadable(connection, timeout: timeout) else {
-                if state.withLock({ $0.isStopping }) { return .clientClosedEarly }
+                if state.withLock({ $0.isStopping }) { return .stoppedByServer }
                 continue
             }
             // The client sends nothing more after its request: readable means closed (0 or error).

@@ -61,7 +61,7 @@ extension URLSession {
     /// let (data, _) = try await URLSession.shared.data(from: url, cancellationToken: token).value()
     /// ```
     ///
-    /// The same as ``Foundation/URLSession/data(for:cancellationToken:)`` with `URLRequest(url:)`.
+    /// The same as ``data(for:cancellationToken:)`` with `URLRequest(url:)`.
     ///
     /// - Parameters:
     ///   - url: The URL to load.
@@ -86,7 +86,7 @@ extension URLSession {
     /// or deletes it. When the future was cancelled first, the file is deleted: nobody can see it.
     ///
     /// ### Cancellation
-    /// As for ``Foundation/URLSession/data(for:cancellationToken:)``: an already cancelled token
+    /// As for ``data(for:cancellationToken:)``: an already cancelled token
     /// starts nothing; a token cancelled before the download completes fails the future with
     /// `CancellationError` at once and cancels the task; after completion it does nothing.
     ///

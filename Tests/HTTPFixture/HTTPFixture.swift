@@ -49,7 +49,13 @@ package final class HTTPFixture: Sendable {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw HTTPFixtureError.system("pipe", errno) }
         wakePipe = (fds[0], fds[1])
-        (listener, port) = try Self.openListener()
+        do {
+            (listener, port) = try Self.openListener()
+        } catch {
+            close(fds[0])
+            close(fds[1])
+            throw error
+        }
         let thread = Thread { [self] in acceptLoop() }
         thread.name = "HTTPFixture accept"
         finished.enter()

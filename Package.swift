@@ -21,11 +21,27 @@ let package = Package(
     products: [
         .library(name: "Cancellation", targets: ["Cancellation"]),
         .library(name: "FutureLib", targets: ["FutureLib"]),
+        // URLSession requests as futures whose token cancels the task; the only Foundation user.
+        .library(name: "FutureLibFoundation", targets: ["FutureLibFoundation"]),
     ],
     targets: [
         .target(name: "Cancellation", swiftSettings: swiftSettings),
         .target(name: "FutureLib", dependencies: ["Cancellation"], swiftSettings: swiftSettings),
-        .executableTarget(name: "Demo", dependencies: ["FutureLib"], swiftSettings: swiftSettings),
+        .target(name: "FutureLibFoundation", dependencies: ["FutureLib"], swiftSettings: swiftSettings),
+        // An example library that takes tokens without knowing futures: `Cancellation` only.
+        .target(name: "ChecksumExample", dependencies: ["Cancellation"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "Demo",
+            dependencies: ["FutureLib", "FutureLibFoundation", "HTTPFixture"],
+            swiftSettings: swiftSettings
+        ),
+        // A loopback HTTP/1.1 server for the demo and the URLSession tests; not a product.
+        .target(
+            name: "HTTPFixture",
+            dependencies: ["Cancellation"],
+            path: "Tests/HTTPFixture",
+            swiftSettings: swiftSettings
+        ),
         // Threads, barriers, lifetime probes and race runners shared by both test targets.
         .target(
             name: "TestSupport",
@@ -41,6 +57,16 @@ let package = Package(
         .testTarget(
             name: "FutureLibTests",
             dependencies: ["FutureLib", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FutureLibFoundationTests",
+            dependencies: ["FutureLibFoundation", "HTTPFixture"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ChecksumExampleTests",
+            dependencies: ["ChecksumExample", "TestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

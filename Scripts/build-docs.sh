@@ -2,7 +2,7 @@
 # Builds the DocC archives of the package's modules with the toolchain's `docc`, warnings as
 # errors, without the swift-docc-plugin (the package has no dependencies).
 #
-#   ./Scripts/build-docs.sh                  # both modules -> .docc-build/<Module>.doccarchive
+#   ./Scripts/build-docs.sh                  # every module -> .docc-build/<Module>.doccarchive
 #   ./Scripts/build-docs.sh Cancellation     # only the modules named
 #   ./Scripts/build-docs.sh --static-hosting # also write docs-site/<Module>/ for a static web server
 #
@@ -26,7 +26,7 @@ OUTPUT_DIR=".docc-build"
 SITE_DIR="docs-site"
 HOSTING_BASE_PATH="${DOCS_HOSTING_BASE_PATH:-}"
 BUNDLE_PREFIX="com.github.futurelib"
-ALL_MODULES=(Cancellation FutureLib)  # dependency order: FutureLib imports Cancellation
+ALL_MODULES=(Cancellation FutureLib FutureLibFoundation)  # dependency order: each imports the ones before
 
 static_hosting=false
 modules=()

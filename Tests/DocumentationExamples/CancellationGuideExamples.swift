@@ -208,7 +208,9 @@ func sleepUnderDeadline() async throws {
 
     @Test func bridges() async throws {
         // Each in a task of its own: `withCancellation` leaves its task cancelled.
-        await #expect(throws: CancellationError.self) { try await Task { try await pollUntilCancelled(.cancelled) }.value }
+        await #expect(throws: CancellationError.self) {
+            try await Task { try await pollUntilCancelled(.cancelled) }.value
+        }
         await #expect(throws: CancellationError.self) { try await Task { try await sleepUnderDeadline() }.value }
         #expect(try await sumOfSquaresInTask(upTo: 10) == 385)
         #expect(try await respond(shutdown: .none) == "done")

@@ -17,21 +17,23 @@ func index(_ words: [String]) {
 
 func landingPage(id: Int) async throws -> Image {
     let request = CancellationRequest(cancelAfter: .seconds(3))
-    let thumbnail: Future<Image> = fetchUser(id, cancellationToken: request.token)
-        .flatMap(cancellationToken: request.token) { user in
-            download(user.avatarURL, cancellationToken: request.token)
+    let token = request.token
+    let thumbnail: Future<Image> = fetchUser(id, cancellationToken: token)
+        .flatMap(cancellationToken: token) { user in
+            download(user.avatarURL, cancellationToken: token)
         }
         .map { bytes in render(bytes) }
 
-    let image = try await thumbnail.value()  // or thumbnail.onSuccess { … }, or a blocking value()
+    // Or thumbnail.onSuccess { … }, or a blocking thumbnail.value().
+    let image = try await thumbnail.value()
     return image
 }
 
 func runWorkAndGetItsValue(document: Document) async throws -> Int {
-    let words = Future { try parse(document) }  // runs on `.default`
-    let count = words.map { $0.count }  // runs when `words` succeeds
-    count.onSuccess { print("\($0) words") }  // a continuation, run exactly once
-    let total = try await count.value()  // suspends; never blocks a thread
+    let words = Future { try parse(document) }  // on `.default`
+    let count = words.map { $0.count }  // when `words` succeeds
+    count.onSuccess { print("\($0) words") }  // runs exactly once
+    let total = try await count.value()  // suspends, never blocks
     return total
 }
 
@@ -45,9 +47,12 @@ func load(_ url: String, with legacy: LegacyClient) -> Future<[UInt8]> {
 
 func cancelByDeadline(id: Int) async -> Image? {
     let request = CancellationRequest(cancelAfter: .seconds(3))
-    let avatar = fetchUser(id, cancellationToken: request.token)
-        .flatMap(cancellationToken: request.token) { download($0.avatarURL, cancellationToken: request.token) }
-        .map(cancellationToken: request.token) { render($0) }
+    let token = request.token
+    let avatar = fetchUser(id, cancellationToken: token)
+        .flatMap(cancellationToken: token) { user in
+            download(user.avatarURL, cancellationToken: token)
+        }
+        .map(cancellationToken: token) { render($0) }
 
     do {
         let image = try await avatar.value()
@@ -67,8 +72,8 @@ func contexts(document: Document) -> Future<Int> {
     let fourAtATime = LimitedExecutionContext(maxConcurrency: 4)
 
     let parsed = Future(on: fourAtATime) { try parse(document) }
-    parsed.onSuccess(on: queue) { words in index(words) }  // on the serial queue
-    return parsed.map(on: .synchronous) { $0.count }  // inline, no thread hop
+    parsed.onSuccess(on: queue) { words in index(words) }  // on the queue
+    return parsed.map(on: .synchronous) { $0.count }  // inline
 }
 
 struct MainQueue: ExecutionContext {
@@ -87,7 +92,8 @@ func greeting(for id: Int) async throws -> String {
 func asyncWorkAsAFuture(client: Client, url: String) -> Future<[UInt8]> {
     let request = CancellationRequest(cancelAfter: .seconds(2))
     let bytes = Future(cancellationToken: request.token) {
-        try await client.fetch(url)  // Task.sleep, URLSession, … see the task's cancellation
+        // Task.sleep, URLSession, … see the task's cancellation.
+        try await client.fetch(url)
     }
     return bytes
 }
@@ -95,7 +101,9 @@ func asyncWorkAsAFuture(client: Client, url: String) -> Future<[UInt8]> {
 func avatar(for id: Int) async throws -> Image {
     try await withTaskCancellationToken { token in
         try await fetchUser(id, cancellationToken: token)
-            .flatMap(cancellationToken: token) { download($0.avatarURL, cancellationToken: token) }
+            .flatMap(cancellationToken: token) { user in
+                download(user.avatarURL, cancellationToken: token)
+            }
             .map(cancellationToken: token) { render($0) }
             .value()
     }
@@ -103,7 +111,8 @@ func avatar(for id: Int) async throws -> Image {
 
 func sleepUnlessCancelled(_ token: CancellationToken) async throws {
     try await withCancellation(token) {
-        try await Task.sleep(for: .seconds(60))  // throws CancellationError when `token` is cancelled
+        // Throws CancellationError when `token` is cancelled.
+        try await Task.sleep(for: .seconds(60))
     }
 }
 
@@ -112,7 +121,8 @@ func sleepUnlessCancelled(_ token: CancellationToken) async throws {
 func giveUpAfterTwoSeconds() -> Int? {
     let request = CancellationRequest(cancelAfter: .seconds(2))
     do {
-        let sum = try sumOfSquares(upTo: 1_000_000, cancellationToken: request.token)
+        let token = request.token
+        let sum = try sumOfSquares(upTo: 1_000_000, cancellationToken: token)
         print(sum)
         return sum
     } catch is CancellationError {
@@ -135,7 +145,9 @@ func giveUpAfterTwoSeconds() -> Int? {
         #expect(try await greeting(for: 7) == "Hello, user 7")
         #expect(try await asyncWorkAsAFuture(client: Client(), url: "u").value() == Array("u".utf8))
         _ = try await avatar(for: 8)
-        await #expect(throws: CancellationError.self) { try await Task { try await sleepUnlessCancelled(.cancelled) }.value }
+        await #expect(throws: CancellationError.self) {
+            try await Task { try await sleepUnlessCancelled(.cancelled) }.value
+        }
     }
 
     @Test func cancellationArticles() {

@@ -44,11 +44,13 @@ func creatingFutures(document: Document, client: Client, url: String, legacy: Le
 }
 
 /// `Future(method:)` with a token handed to the operation.
-func wrappedCallback(_ legacy: LegacyClient, url: String, request: CancellationRequest) -> Future<[UInt8]> {
-    Future<[UInt8]>(cancellationToken: request.token) { completion, token in
-        legacy.load(url) { data, error in completion(data, error) }
-        token.onCancel { print("stop the load here") }
+func wrappedCallback(_ client: HTTPClient, url: String, request: CancellationRequest) -> Future<[UInt8]> {
+    let bytes = Future<[UInt8]>(cancellationToken: request.token) { completion, token in
+        let task = client.dataTask(with: url) { data, error in completion(data, error) }
+        token.onCancel { task.cancel() }  // runs only if `request` is cancelled before completion
+        task.resume()
     }
+    return bytes
 }
 
 // MARK: - Getting the result
@@ -126,10 +128,15 @@ func cancellableChain(id: Int) -> Future<Image> {
 @Suite struct FuturesGuideExamples {
     @Test func creating() async throws {
         let request = CancellationRequest()
-        let futures = creatingFutures(document: Document(text: "a b"), client: Client(), url: "abc", legacy: LegacyClient())
+        let futures = creatingFutures(
+            document: Document(text: "a b"),
+            client: Client(),
+            url: "abc",
+            legacy: LegacyClient()
+        )
         let results = await futures.results().outcome
         #expect(try results.get().count == 6)
-        #expect(try await wrappedCallback(LegacyClient(), url: "x", request: request).value() == Array("x".utf8))
+        #expect(try await wrappedCallback(HTTPClient(), url: "x", request: request).value() == Array("x".utf8))
     }
 
     @Test func resultsAndCombinators() async throws {

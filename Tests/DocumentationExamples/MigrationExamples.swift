@@ -200,14 +200,16 @@ func fetchUserAsync(_ id: Int, cancellationToken: CancellationToken) -> Future<U
 
 func fromTPL(id: Int) async throws -> String {
     let source = CancellationRequest(cancelAfter: .seconds(3))  // new CancellationTokenSource(TimeSpan)
-    let user = try await fetchUserAsync(id, cancellationToken: source.token).value()  // await FetchUserAsync(id, cts.Token)
+    // await FetchUserAsync(id, cts.Token)
+    let user = try await fetchUserAsync(id, cancellationToken: source.token).value()
 
     let completion = Promise<Int>()  // new TaskCompletionSource<int>()
     completion.fulfill(1)  // SetResult(1)
 
     let all = [fetchUser(1), fetchUser(2)].sequence()  // Task.WhenAll
     let any = [fetchUser(3), fetchUser(4)].firstCompleted()  // Task.WhenAny (its result, not the task)
-    let continued = any.map(on: .default, cancellationToken: source.token) { $0.name }  // ContinueWith(…, token, …, TaskScheduler.Default)
+    // ContinueWith(…, cts.Token, …, TaskScheduler.Default)
+    let continued = any.map(on: .default, cancellationToken: source.token) { $0.name }
     let limited = try await continued.value(timeout: .seconds(2))  // await task.WaitAsync(TimeSpan)
     let count = try await all.value().count + completion.future.value()
     return "\(user.name) \(limited) \(count)"

@@ -111,6 +111,18 @@ func fromConcurrency() -> Future<[String]> {
     return both
 }
 
+/// The first success; the last input's error when every input failed (`brokenPromise` for none).
+func firstSuccess<T: Sendable>(of futures: [Future<T>]) -> Future<T> {
+    let promise = Promise<T>()
+    for future in futures {
+        future.onSuccess(on: .synchronous) { promise.tryFulfill($0) }
+    }
+    futures.results().onSuccess(on: .synchronous) { results in
+        if case .failure(let error)? = results.last { promise.tryReject(error) }  // no-op after a success
+    }
+    return promise.future
+}
+
 // MARK: - From BrightFutures
 
 func fromBrightFutures(id: Int, ui: DispatchQueue) {
@@ -237,6 +249,9 @@ func fromTPL(id: Int) async throws -> String {
         let request = fromFutura(client: HTTPClient(), url: "t", ui: DispatchQueue(label: "ui"))
         request.cancel()
         #expect(try await fromConcurrency().value().count == 2)
+        #expect(try await firstSuccess(of: [call(0), call(7)]).value() == "an earful from 7")
+        await #expect(throws: PhoneError.noAnswer) { try await firstSuccess(of: [call(0), call(-1)]).value() }
+        await #expect(throws: FutureError.brokenPromise) { try await firstSuccess(of: [Future<Int>]()).value() }
     }
 
     @Test func brightFutures() async throws {

@@ -146,6 +146,12 @@ func sumOfSquaresInTask(upTo n: Int) async throws -> Int {
     }
 }
 
+func cancelTheTask() -> Task<Int, any Error> {
+    let task = Task { try await sumOfSquaresInTask(upTo: 100_000_000) }
+    task.cancel()  // cancels the token that sumOfSquares(upTo:cancellationToken:) checks
+    return task
+}
+
 func respond(shutdown: CancellationToken) async throws -> String {
     try await withTaskCancellationToken { taskToken in
         let linked = CancellationRequest(linkedTo: [taskToken, shutdown])
@@ -213,6 +219,11 @@ func sleepUnderDeadline() async throws {
         }
         await #expect(throws: CancellationError.self) { try await Task { try await sleepUnderDeadline() }.value }
         #expect(try await sumOfSquaresInTask(upTo: 10) == 385)
+        do {
+            _ = try await cancelTheTask().value  // only if the task finished before cancel() reached it
+        } catch {
+            #expect(error is CancellationError)
+        }
         #expect(try await respond(shutdown: .none) == "done")
     }
 }

@@ -37,6 +37,12 @@ func runWorkAndGetItsValue(document: Document) async throws -> Int {
     return total
 }
 
+/// Documentation/GettingStarted.md: async code of a `main.swift` goes in a function.
+func main(count: Future<Int>) async throws {
+    let total = try await count.value()
+    print(total)
+}
+
 func load(_ url: String, with legacy: LegacyClient) -> Future<[UInt8]> {
     let promise = Promise<[UInt8]>()
     legacy.load(url) { data, error in
@@ -139,6 +145,7 @@ func giveUpAfterTwoSeconds() -> Int? {
     @Test func futureLibArticles() async throws {
         _ = try await landingPage(id: 1)
         #expect(try await runWorkAndGetItsValue(document: Document(text: "a b c")) == 3)
+        try await main(count: Future(value: 3))
         #expect(try await load("ab", with: LegacyClient()).value() == Array("ab".utf8))
         #expect(await cancelByDeadline(id: 2) != nil)
         #expect(try await contexts(document: Document(text: "x y")).value() == 2)

@@ -4,7 +4,7 @@ SWIFT_FORMAT ?= swift-format
 DOCC ?= docc
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: help build test demo lint format docs tsan asan stress bench bench-report clean
+.PHONY: help build test demo lint format docs docs-site tsan asan stress bench bench-report clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-13s %s\n", $$1, $$2}'
@@ -41,6 +41,9 @@ format: ## Rewrite sources with swift-format
 
 docs: ## Build the DocC archives of both modules, warnings as errors
 	./Scripts/build-docs.sh
+
+docs-site: ## Also write a static website of both modules to docs-site/ (serve it with any web server)
+	./Scripts/build-docs.sh --static-hosting
 
 clean: ## Remove build products
 	rm -rf .build .build-* .docc-build docs-site Benchmarks/.build

@@ -69,5 +69,12 @@ let package = Package(
             dependencies: ["ChecksumExample", "TestSupport"],
             swiftSettings: swiftSettings
         ),
+        // The examples of README.md, Documentation/ and the DocC articles, so that a renamed API
+        // breaks the build instead of the reader.
+        .testTarget(
+            name: "DocumentationExamples",
+            dependencies: ["FutureLib", "Cancellation", "FutureLibFoundation", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

@@ -4,7 +4,8 @@
 #
 #   ./Scripts/build-docs.sh                  # every module -> .docc-build/<Module>.doccarchive
 #   ./Scripts/build-docs.sh Cancellation     # only the modules named
-#   ./Scripts/build-docs.sh --static-hosting # also write docs-site/<Module>/ for a static web server
+#   ./Scripts/build-docs.sh --static-hosting # also write docs-site/<Module>/ (and an index.html linking
+#                                            them) for a static web server
 #
 # Environment: SWIFT (default `swift`), DOCC (default: `docc` next to `swift`, else on PATH),
 # DOCS_SCRATCH_PATH (default `.build-docs`), DOCS_HOSTING_BASE_PATH (URL prefix of docs-site/,
@@ -34,7 +35,7 @@ for argument in "$@"; do
     case "$argument" in
         --static-hosting) static_hosting=true ;;
         -h | --help)
-            sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+            sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
             exit 0
             ;;
         -*)
@@ -175,6 +176,24 @@ for module in "${modules[@]}"; do
             --hosting-base-path "${HOSTING_BASE_PATH%/}/$module"
     fi
 done
+
+# A landing page at the root of docs-site/ that links each module's documentation.
+if $static_hosting; then
+    {
+        echo '<!doctype html>'
+        echo '<html lang="en"><head><meta charset="utf-8"><title>FutureLib documentation</title>'
+        echo '<style>body{font-family:-apple-system,system-ui,sans-serif;max-width:40em;margin:4em auto;padding:0 1em;line-height:1.5}</style>'
+        echo '</head><body><h1>FutureLib documentation</h1><ul>'
+        for module in "${ALL_MODULES[@]}"; do
+            lowercase="$(printf '%s' "$module" | tr '[:upper:]' '[:lower:]')"
+            if [ -d "$SITE_DIR/$module" ]; then
+                echo "<li><a href=\"${HOSTING_BASE_PATH%/}/$module/documentation/$lowercase/\">$module</a></li>"
+            fi
+        done
+        echo '</ul></body></html>'
+    } > "$SITE_DIR/index.html"
+    log "Wrote $SITE_DIR/index.html"
+fi
 
 if [ ${#failed[@]} -gt 0 ]; then
     printf 'build-docs: failed: %s\n' "${failed[@]}" >&2

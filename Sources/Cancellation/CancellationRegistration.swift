@@ -60,18 +60,32 @@ public struct CancellationRegistration: Sendable, Hashable {
 
     /// Whether two registrations refer to the same stored handler.
     ///
+    /// Inert registrations (of a handler that ran at once, or was never stored) are all equal.
+    ///
     /// ```swift
-    /// #expect(request.token == request.token)
+    /// let registration = request.token.onCancel { print("cancelled") }
+    /// #expect(registration == registration)
+    /// #expect(registration != request.token.onCancel { print("cancelled") })
     /// ```
+    ///
+    /// - Parameters:
+    ///   - lhs: A registration.
+    ///   - rhs: Another registration.
+    /// - Returns: `true` when both refer to the same handler of the same request.
     public static func == (lhs: CancellationRegistration, rhs: CancellationRegistration) -> Bool {
         lhs.core === rhs.core && lhs.key == rhs.key
     }
 
     /// Hashes the identity that equality compares.
     ///
+    /// Lets a set or dictionary keep the registrations of some work, e.g. to unregister them all:
+    ///
     /// ```swift
-    /// var seen: Set<CancellationToken> = [request.token]
+    /// var pending: Set<CancellationRegistration> = [token.onCancel { connection.close() }]
+    /// for registration in pending { registration.unregister() }
     /// ```
+    ///
+    /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(core.map(ObjectIdentifier.init))
         hasher.combine(key)

@@ -37,6 +37,11 @@ extension CancellationToken {
     /// ```
     ///
     /// On ``none`` or a token that can no longer be cancelled it returns only when the task is cancelled.
+    ///
+    /// ### Semantics
+    /// - Returns at once if the token is already cancelled or the task already is.
+    /// - Its handler on the token is removed when it returns, so waiting does not leave anything
+    ///   behind on a long-lived token.
     public func wait() async {
         guard !isCancellationRequested else { return }
         let once = ResumeOnce()

@@ -49,7 +49,8 @@ public struct CancellationToken: Sendable, Hashable {
     /// while !token.isCancellationRequested { step() }
     /// ```
     ///
-    /// Once `true`, it stays `true`. It turns `true` before the handlers run.
+    /// Once `true`, it stays `true`. It turns `true` before the handlers run, so a handler that
+    /// reads it sees `true`. Reading it takes no lock: poll it as often as you like.
     public var isCancellationRequested: Bool {
         core?.isCancellationRequested ?? false
     }
@@ -111,9 +112,17 @@ public struct CancellationToken: Sendable, Hashable {
 
     /// Whether two tokens observe the same request.
     ///
+    /// All ``none`` tokens are equal, and so are all ``cancelled`` tokens.
+    ///
     /// ```swift
     /// #expect(request.token == request.token)
+    /// #expect(request.token != CancellationRequest().token)
     /// ```
+    ///
+    /// - Parameters:
+    ///   - lhs: A token.
+    ///   - rhs: Another token.
+    /// - Returns: `true` when both observe the same request.
     public static func == (lhs: CancellationToken, rhs: CancellationToken) -> Bool {
         lhs.core === rhs.core
     }
@@ -122,7 +131,10 @@ public struct CancellationToken: Sendable, Hashable {
     ///
     /// ```swift
     /// var seen: Set<CancellationToken> = [request.token]
+    /// #expect(seen.contains(request.token))
     /// ```
+    ///
+    /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(core.map(ObjectIdentifier.init))
     }

@@ -46,6 +46,9 @@ public final class LimitedExecutionContext: ExecutionContext {
     /// let serialOnPool = LimitedExecutionContext(maxConcurrency: 1)  // a serial context
     /// ```
     ///
+    /// A `maxConcurrency` below 1 is a programming error: it stops with a precondition failure
+    /// that names the argument.
+    ///
     /// - Parameters:
     ///   - maxConcurrency: The cap; at least 1.
     ///   - base: Where jobs run. Defaults to ``ExecutionContext/default``.
@@ -58,7 +61,7 @@ public final class LimitedExecutionContext: ExecutionContext {
         self.state = Lock(State(limit: maxConcurrency))
     }
 
-    /// The most jobs that run at once. Settable at any time; at least 1.
+    /// The most jobs that run at once. Settable at any time, from any thread; at least 1.
     ///
     /// ```swift
     /// context.maxConcurrency = 8  // starts up to 4 more queued jobs right away

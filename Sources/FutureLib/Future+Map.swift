@@ -95,6 +95,8 @@ extension Future {
 
     /// Transforms a success with `success` and a failure with `failure`.
     ///
+    /// If `success` throws, the new future fails with that error (and `failure` is not called).
+    ///
     /// ```swift
     /// let reply = fetchUser(id).transform(success: { "Hello, \($0.name)" }, failure: { APIError(wrapping: $0) })
     /// ```

@@ -13,6 +13,8 @@ extension Future {
     /// - The timer starts now. When this future completes first, the timer is stopped and
     ///   released at once; nothing is left pending.
     /// - A cancelled token fails the new future with `CancellationError` at once.
+    /// - A timeout completes the new future on the timer's thread (a Dispatch global queue, never
+    ///   the cooperative pool); otherwise it completes on the thread that completes this future.
     ///
     /// - Parameters:
     ///   - delay: How long to wait. Zero or negative times out at once unless already complete.

@@ -11,6 +11,8 @@ extension Future {
     /// - Succeeds when all succeed, with the values in argument order.
     /// - Fails with the first failure in time, without waiting for the others.
     /// - A cancelled token fails it with `CancellationError` at once.
+    /// - It runs no closure of yours, so it takes no context: it completes on the thread that
+    ///   completes the deciding future (or that cancels the token).
     ///
     /// - Parameters:
     ///   - others: The futures to combine with this one.
@@ -34,6 +36,8 @@ extension Future {
 /// - Succeeds when all succeed, with the values in argument order.
 /// - Fails with the first failure in time, without waiting for the others.
 /// - A cancelled token fails it with `CancellationError` at once.
+/// - It runs no closure of yours, so it takes no context: it completes on the thread that
+///   completes the deciding future (or that cancels the token).
 ///
 /// - Parameters:
 ///   - futures: The futures to combine.

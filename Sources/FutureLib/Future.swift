@@ -4,8 +4,8 @@ public import Synchronization  // public: `completed` is read by inlinable code
 ///
 /// A future is read-only; its ``Promise`` (or the work given to `init`) completes it. Register
 /// continuations with ``onComplete(on:cancellationToken:_:)``, compose futures with combinators
-/// such as `map` and `flatMap`, or wait for the result with `value()` (blocking) or
-/// `try await value()` (async).
+/// such as ``map(on:cancellationToken:_:)`` and ``flatMap(on:cancellationToken:_:)``, or wait
+/// for the result with `value()` (blocking) or `try await value()` (async).
 ///
 /// ```swift
 /// let future = Future { try String(contentsOfFile: path) }  // runs on `.default`
@@ -16,6 +16,13 @@ public import Synchronization  // public: `completed` is read by inlinable code
 /// ### Completion
 /// A future completes exactly once; the result never changes afterwards. Continuations run
 /// exactly once each, on the context they were given, and are released after they ran.
+/// Continuations on a serial context run in registration order. Completing a future never runs
+/// a continuation while holding the future's lock, so a continuation may register more.
+///
+/// ### Cancellation
+/// A future has no `cancel()`: it may have many consumers. The code that starts the work takes
+/// a `CancellationToken`; each continuation and combinator takes one too, which removes just
+/// that consumer. See `CancellationRequest`.
 public final class Future<Value: Sendable>: Sendable {
     @usableFromInline let lock = RawLock()
     // Sendable: only read and written inside `withState`, that is with `lock` held. Not a
@@ -67,6 +74,9 @@ public final class Future<Value: Sendable>: Sendable {
     /// let request = CancellationRequest(cancelAfter: .seconds(1))
     /// let digest = Future(on: .default, cancellationToken: request.token) { try sha256(of: file) }
     /// ```
+    ///
+    /// ### Semantics
+    /// - `work` runs at most once, on `context`; the future completes with what it returns or throws.
     ///
     /// ### Cancellation
     /// If the token is cancelled before `work` starts, `work` never runs. If it is cancelled while
@@ -143,6 +153,8 @@ public final class Future<Value: Sendable>: Sendable {
 
     /// The result, or nil while the future is pending.
     ///
+    /// A snapshot: it never blocks, and once non-nil it never changes.
+    ///
     /// ```swift
     /// if case .success(let user)? = future.result { show(user) }
     /// ```
@@ -152,6 +164,8 @@ public final class Future<Value: Sendable>: Sendable {
     }
 
     /// Whether the future has a result.
+    ///
+    /// Lock-free; when it is `true`, ``result`` is non-nil.
     ///
     /// ```swift
     /// #expect(Future(value: 1).isCompleted)

@@ -16,6 +16,7 @@ extension Sequence where Element: Sendable {
     ///   Running tasks are not cancelled by it unless they were given the token too.
     /// - Only the running tasks' futures are held, so memory apart from the values stays bounded
     ///   by the cap.
+    /// - A `maxConcurrency` below 1 stops with a precondition failure that names the argument.
     ///
     /// - Parameters:
     ///   - context: Where `task` is called. Defaults to ``ExecutionContext/default``.

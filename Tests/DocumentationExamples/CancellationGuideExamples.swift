@@ -1,0 +1,229 @@
+import Cancellation
+import Synchronization
+import Testing
+
+// The examples of Documentation/Cancellation.md and of the Cancellation DocC catalog, in the
+// order they appear there. Keep both in step: a renamed API breaks this file's build.
+
+// MARK: - The model
+
+/// Polling: check between steps. `checkCancellation()` throws `CancellationError`.
+func sumOfSquares(upTo n: Int, cancellationToken: CancellationToken = .none) throws -> Int {
+    var sum = 0
+    for i in 1...max(n, 1) {
+        if i % 1_000 == 0 { try cancellationToken.checkCancellation() }
+        sum &+= i &* i
+    }
+    return sum
+}
+
+/// Subscribing: a handler stops work that cannot poll (a socket, a timer, a child process).
+final class Download: Sendable {
+    private let aborted = Atomic(false)
+    var isAborted: Bool { aborted.load(ordering: .relaxed) }
+    func start() {}
+    func abort() { aborted.store(true, ordering: .relaxed) }
+}
+
+func run(_ download: Download, cancellationToken: CancellationToken) {
+    let registration = cancellationToken.onCancel { download.abort() }
+    download.start()
+    _ = registration  // keep it to unregister when the download finishes first (see below)
+}
+
+/// Waiting: suspend until cancellation is requested (or the task is cancelled).
+func serve(until shutdown: CancellationToken) async {
+    await shutdown.wait()
+    print("shutting down")
+}
+
+func theOwnerSide() -> Bool {
+    let request = CancellationRequest()
+    let token = request.token
+    token.onCancel { print("cancellation requested") }
+
+    request.cancel()  // prints "cancellation requested"
+    request.cancel()  // does nothing: cancel() is idempotent
+
+    do {
+        _ = try sumOfSquares(upTo: 1_000_000, cancellationToken: token)
+        return false
+    } catch {
+        return error is CancellationError  // printed "stopped" in the guide
+    }
+}
+
+/// The DocC landing page's first example.
+func checksum(of chunks: [[UInt8]], cancellationToken: CancellationToken = .none) throws -> UInt32 {
+    var sum: UInt32 = 0
+    for chunk in chunks {
+        try cancellationToken.checkCancellation()  // throws CancellationError
+        for byte in chunk { sum = sum &* 31 &+ UInt32(byte) }
+    }
+    return sum
+}
+
+/// The DocC model article: a handler that closes a connection, unregistered when the send finishes first.
+final class Connection: Sendable {
+    func close() {}
+    func send(_ bytes: [UInt8]) async throws {}
+}
+
+func send(_ bytes: [UInt8], over connection: Connection, cancellationToken: CancellationToken) async throws {
+    try cancellationToken.checkCancellation()
+    let registration = cancellationToken.onCancel { connection.close() }
+    defer { registration.unregister() }  // finished first: the handler is not needed any more
+    try await connection.send(bytes)
+}
+
+// MARK: - Guarantees
+
+func newestFirst() -> [String] {
+    let order = Mutex<[String]>([])
+    let request = CancellationRequest()
+    request.token.onCancel { order.withLock { $0.append("registered first, runs last") } }
+    request.token.onCancel { order.withLock { $0.append("registered last, runs first") } }
+    request.cancel()
+    return order.withLock { $0 }
+}
+
+func fetchConfiguration(cancellationToken: CancellationToken) throws -> [String: String] {
+    let registration = cancellationToken.onCancel { print("abandoning the fetch") }
+    defer { registration.unregister() }
+    try cancellationToken.checkCancellation()
+    return ["mode": "fast"]
+}
+
+final class Buffer: Sendable {
+    private let bytes = Mutex<[UInt8]?>([])
+    func append(_ more: [UInt8]) { bytes.withLock { $0?.append(contentsOf: more) } }
+    func discard() { bytes.withLock { $0?.removeAll() } }
+    func close() { bytes.withLock { $0 = nil } }
+    var isClosed: Bool { bytes.withLock { $0 == nil } }
+}
+
+func transfer(_ data: [UInt8], through buffer: Buffer, cancellationToken: CancellationToken) {
+    let registration = cancellationToken.onCancel { buffer.discard() }
+    buffer.append(data)
+    registration.unregisterAndWait()
+    buffer.close()  // no handler is running or can still run: `discard()` never sees a closed buffer
+}
+
+func timers() -> CancellationToken {
+    // A deadline for one operation: the token alone is enough, the timer keeps the request alive.
+    let deadline = CancellationRequest(cancelAfter: .seconds(5)).token
+
+    // An idle timeout, pushed back on every sign of activity: the last call wins.
+    let idle = CancellationRequest()
+    idle.cancel(after: .seconds(30))
+    idle.cancel(after: .seconds(30))  // re-armed: 30 s from now, not from the first call
+    idle.cancel()
+    return deadline
+}
+
+let shutdown = CancellationRequest()
+
+func handle(cancellationToken: CancellationToken) throws {
+    let deadline = CancellationRequest(cancelAfter: .seconds(10))
+    let linked = CancellationRequest(linkedTo: [cancellationToken, deadline.token, shutdown.token])
+    try linked.token.checkCancellation()
+    // ... pass linked.token to the work
+}
+
+// MARK: - Swift task cancellation
+
+func pollUntilCancelled(_ token: CancellationToken) async throws {
+    try await withCancellation(token) {
+        while true {
+            try await Task.sleep(for: .milliseconds(100))  // throws CancellationError once the token is cancelled
+        }
+    }
+}
+
+func sumOfSquaresInTask(upTo n: Int) async throws -> Int {
+    try await withTaskCancellationToken { token in
+        try sumOfSquares(upTo: n, cancellationToken: token)
+    }
+}
+
+func cancelTheTask() -> Task<Int, any Error> {
+    let task = Task { try await sumOfSquaresInTask(upTo: 100_000_000) }
+    task.cancel()  // cancels the token that sumOfSquares(upTo:cancellationToken:) checks
+    return task
+}
+
+func respond(shutdown: CancellationToken) async throws -> String {
+    try await withTaskCancellationToken { taskToken in
+        let linked = CancellationRequest(linkedTo: [taskToken, shutdown])
+        linked.cancel(after: .seconds(10))
+        return try await withCancellation(linked.token) {
+            try await Task.sleep(for: .milliseconds(50))  // stands in for real async work
+            return "done"
+        }
+    }
+}
+
+/// The DocC bridging article: a deadline for code written for task cancellation.
+func sleepUnderDeadline() async throws {
+    let request = CancellationRequest(cancelAfter: .milliseconds(20))
+    try await withCancellation(request.token) {
+        try await Task.sleep(for: .seconds(60))  // throws CancellationError after 20 ms
+    }
+}
+
+// MARK: - Tests
+
+@Suite struct CancellationGuideExamples {
+    @Test func pollingStopsOnceCancelled() throws {
+        #expect(theOwnerSide())
+        #expect(throws: CancellationError.self) { try sumOfSquares(upTo: 5_000, cancellationToken: .cancelled) }
+        #expect(try checksum(of: [[1, 2, 3]]) == 1_026)
+    }
+
+    @Test func subscribingAborts() {
+        let request = CancellationRequest()
+        let download = Download()
+        run(download, cancellationToken: request.token)
+        request.cancel()
+        #expect(download.isAborted)
+    }
+
+    @Test func waitingReturnsOnCancel() async {
+        let request = CancellationRequest()
+        request.cancel()
+        await serve(until: request.token)
+    }
+
+    @Test func handlersRunNewestFirst() {
+        #expect(newestFirst() == ["registered last, runs first", "registered first, runs last"])
+    }
+
+    @Test func unregisteringAndWaiting() async throws {
+        #expect(try fetchConfiguration(cancellationToken: .none) == ["mode": "fast"])
+        let buffer = Buffer()
+        transfer([1, 2], through: buffer, cancellationToken: CancellationRequest().token)
+        #expect(buffer.isClosed)
+        try await send([1], over: Connection(), cancellationToken: .none)
+    }
+
+    @Test func timersAndLinks() throws {
+        #expect(timers().canBeCancelled)
+        try handle(cancellationToken: .none)
+        #expect(throws: CancellationError.self) { try handle(cancellationToken: .cancelled) }
+    }
+
+    @Test func bridges() async throws {
+        // Each in a task of its own: `withCancellation` leaves its task cancelled.
+        await #expect(throws: CancellationError.self) {
+            try await Task { try await pollUntilCancelled(.cancelled) }.value
+        }
+        await #expect(throws: CancellationError.self) { try await Task { try await sleepUnderDeadline() }.value }
+        #expect(try await sumOfSquaresInTask(upTo: 10) == 385)
+        do {
+            _ = try await cancelTheTask().value  // only if the task finished before cancel() reached it
+        } catch {
+            #expect(error is CancellationError)
+        }
+        #expect(try await respond(shutdown: .none) == "done")
+    }
+}

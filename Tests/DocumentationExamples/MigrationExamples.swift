@@ -1,0 +1,271 @@
+import Dispatch
+import FutureLib
+import Synchronization
+import TestSupport
+import Testing
+
+// The "after" halves of Documentation/Migration.md, one section per library, in order. The
+// "before" halves are the other libraries' code and are not compiled here.
+
+// MARK: - From the original FutureLib
+
+/// A GET request whose token cancels the task: the Swift 2 README's `get(url:cancellationToken:)`.
+func get(_ url: String, with client: HTTPClient, cancellationToken: CancellationToken = .none) -> Future<[UInt8]> {
+    Future(cancellationToken: cancellationToken) { completion, token in
+        let task = client.dataTask(with: url) { data, error in completion(data, error) }
+        token.onCancel { task.cancel() }
+        task.resume()
+    }
+}
+
+func fromOriginalFutureLib(client: HTTPClient, url: String) -> Future<String> {
+    let request = CancellationRequest()
+    let queue = DispatchQueue(label: "sync queue")  // was GCDAsyncExecutionContext(queue)
+
+    let text = get(url, with: client, cancellationToken: request.token)
+        .map { bytes in String(decoding: bytes, as: UTF8.self) }
+    text.onSuccess(on: queue, cancellationToken: request.token) { text in print(text) }
+    text.onFailure(on: queue, cancellationToken: request.token) { error in
+        if error is CancellationError { print("cancelled") }  // was CancellationError.Cancelled
+    }
+    return text
+}
+
+// MARK: - From SimpleFutures
+
+func asyncRequest(_ completion: @escaping @Sendable (Int?, (any Error)?) -> Void) {
+    DefaultExecutionContext().execute { completion(42, nil) }
+}
+
+func anotherAsyncRequest(_ value: Int) -> Future<String> {
+    Future { "\(value)" }
+}
+
+func fromSimpleFutures() -> (Future<String>, CancellationRequest) {
+    let request = CancellationRequest()  // was CancelToken()
+    let mapped = Future(method: asyncRequest)  // was future(method:)
+        .flatMap(cancellationToken: request.token) { anotherAsyncRequest($0) }
+    mapped.onSuccess(on: DispatchQueue.main, cancellationToken: request.token) { value in print(value) }
+    mapped.onFailure(on: DispatchQueue.main, cancellationToken: request.token) { error in print(error) }
+    return (mapped, request)  // later: request.cancel(), was cancelFuture.cancel(cancelToken)
+}
+
+// MARK: - From Futura
+
+enum Errors: Error {
+    case invalidResponse
+}
+
+func decode(from bytes: [UInt8]) throws -> String {
+    guard !bytes.isEmpty else { throw Errors.invalidResponse }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+func present(text: String) {}
+func present(error: any Error) {}
+func store(text: String) {}
+
+func fromFutura(client: HTTPClient, url: String, ui: DispatchQueue) -> CancellationRequest {
+    let request = CancellationRequest()  // Futura cancelled the future itself; here its token
+    let futureText = get(url, with: client, cancellationToken: request.token)
+        .map { try decode(from: $0) }
+
+    futureText
+        .hop(to: DispatchQueue.global(qos: .background))  // was .switch(to: DispatchWorker.background)
+        .onSuccess(on: .synchronous) { store(text: $0) }  // was .then { }
+    futureText
+        .hop(to: ui)  // was .switch(to: DispatchWorker.main)
+        .onComplete(on: .synchronous) { result in
+            switch result {
+            case .success(let text): present(text: text)  // was .then { }
+            case .failure(let error): present(error: error)  // was .failure { }
+            }
+        }
+    return request  // request.cancel() was future.cancel()
+}
+
+// MARK: - From Concurrency
+
+enum PhoneError: Error {
+    case noAnswer
+}
+
+func phoneNumber() -> Future<Int> {
+    Future { 5_550_100 }
+}
+
+func call(_ number: Int) -> Future<String> {
+    Future {
+        guard number > 0 else { throw PhoneError.noAnswer }
+        return "an earful from \(number)"
+    }
+}
+
+func fromConcurrency() -> Future<[String]> {
+    let earful = phoneNumber().flatMap(call)  // was then(call(phoneNumber:))
+    earful.onSuccess { print($0) }
+    earful.onFailure { error in
+        if case PhoneError.noAnswer? = error as? PhoneError { print("no answer") }  // typed: was onError
+    }
+    let both = [phoneNumber(), phoneNumber()].traverse { $0.flatMap(call) }  // was Future.zip([…])
+    return both
+}
+
+/// The first success; the last input's error when every input failed (`brokenPromise` for none).
+func firstSuccess<T: Sendable>(of futures: [Future<T>]) -> Future<T> {
+    let promise = Promise<T>()
+    for future in futures {
+        future.onSuccess(on: .synchronous) { promise.tryFulfill($0) }
+    }
+    futures.results().onSuccess(on: .synchronous) { results in
+        if case .failure(let error)? = results.last { promise.tryReject(error) }  // no-op after a success
+    }
+    return promise.future
+}
+
+// MARK: - From BrightFutures
+
+func fromBrightFutures(id: Int, ui: DispatchQueue) {
+    fetchUser(id)
+        .flatMap { user in fetchPosts(user.id) }
+        .onComplete(on: ui) { result in  // was .onSuccess(DispatchQueue.main.context) … .onFailure
+            switch result {
+            case .success(let posts): print(posts.count)
+            case .failure(let error): print(error)
+            }
+        }
+}
+
+/// BrightFutures' InvalidationToken in a reusable cell: a request per model.
+final class ImageCell: Sendable {
+    private let request = Mutex(CancellationRequest())
+    private let shown = Mutex<Image?>(nil)
+
+    var image: Image? { shown.withLock { $0 } }
+
+    func prepareForReuse() {
+        let previous = request.withLock { request in
+            defer { request = CancellationRequest() }
+            return request
+        }
+        previous.cancel()  // was token.invalidate(); token = InvalidationToken()
+    }
+
+    func show(_ user: User, on ui: some ExecutionContext) {
+        let token = request.withLock { $0.token }
+        download(user.avatarURL, cancellationToken: token)
+            .map(cancellationToken: token) { render($0) }
+            .onSuccess(on: ui, cancellationToken: token) { [self] image in  // was onSuccess(token.validContext)
+                shown.withLock { $0 = image }
+            }
+    }
+}
+
+// MARK: - From PromiseKit
+
+final class Spinner: Sendable {
+    func start() {}
+    func stop() {}
+}
+
+func fromPromiseKit(id: Int, spinner: Spinner, ui: DispatchQueue) -> Future<Image> {
+    spinner.start()
+    let avatar = fetchUser(id)  // was firstly { fetchUser(id) }
+        .flatMap { user in download(user.avatarURL) }  // was .then
+        .map { render($0) }  // was .map
+        .andThen(on: ui) { _ in spinner.stop() }  // was .ensure
+    avatar.onSuccess(on: ui) { image in print(image.bytes.count) }  // was .done
+    avatar.onFailure(on: ui) { error in print(error) }  // was .catch
+    return avatar
+}
+
+func whenAndAfter(id: Int) -> Future<(User, [Post])> {
+    let both = zip(fetchUser(id), fetchPosts(id))  // was when(fulfilled: a, b)
+    let later = Future(value: (), after: .milliseconds(10))  // was after(seconds: 2)
+    return later.flatMap { both }
+}
+
+// MARK: - From SwiftNIO
+
+func fromNIO(id: Int) async throws -> String {
+    let promise = Promise<Int>()  // was eventLoop.makePromise(of: Int.self)
+    promise.fulfill(id)  // was promise.succeed(id)
+    let ready = Future(value: 1)  // was eventLoop.makeSucceededFuture(1)
+
+    let name = promise.future
+        .flatMap { fetchUser($0) }  // flatMap
+        .map { user -> String in  // was flatMapThrowing
+            guard user.age > 0 else { throw LoadError.notFound }
+            return user.name
+        }
+        .recoverWith { _ in Future(value: "anonymous") }  // was flatMapError
+    name.onComplete { result in print(result) }  // was whenComplete
+    let all = [name, ready.map { "\($0)" }].sequence()  // was EventLoopFuture.whenAllSucceed(_:on:)
+    return try await all.hop(to: DispatchQueue(label: "loop")).value().joined()  // was hop(to:), get()
+}
+
+// MARK: - From .NET TPL
+
+func fetchUserAsync(_ id: Int, cancellationToken: CancellationToken) -> Future<User> {
+    fetchUser(id, cancellationToken: cancellationToken)
+}
+
+func fromTPL(id: Int) async throws -> String {
+    let source = CancellationRequest(cancelAfter: .seconds(3))  // new CancellationTokenSource(TimeSpan)
+    // await FetchUserAsync(id, cts.Token)
+    let user = try await fetchUserAsync(id, cancellationToken: source.token).value()
+
+    let completion = Promise<Int>()  // new TaskCompletionSource<int>()
+    completion.fulfill(1)  // SetResult(1)
+
+    let all = [fetchUser(1), fetchUser(2)].sequence()  // Task.WhenAll
+    let any = [fetchUser(3), fetchUser(4)].firstCompleted()  // Task.WhenAny (its result, not the task)
+    // ContinueWith(…, cts.Token, …, TaskScheduler.Default)
+    let continued = any.map(on: .default, cancellationToken: source.token) { $0.name }
+    let limited = try await continued.value(timeout: .seconds(2))  // await task.WaitAsync(TimeSpan)
+    let count = try await all.value().count + completion.future.value()
+    return "\(user.name) \(limited) \(count)"
+}
+
+// MARK: - Tests
+
+@Suite struct MigrationExamples {
+    @Test func futureLibAndSimpleFutures() async throws {
+        #expect(try await fromOriginalFutureLib(client: HTTPClient(), url: "abc").value() == "abc")
+        let (mapped, request) = fromSimpleFutures()
+        #expect(try await mapped.value() == "42")
+        request.cancel()
+    }
+
+    @Test func cancelledRequestCancelsTheTask() async {
+        let request = CancellationRequest()
+        request.cancel()
+        await #expect(throws: CancellationError.self) {
+            try await get("x", with: HTTPClient(), cancellationToken: request.token).value()
+        }
+    }
+
+    @Test func futuraAndConcurrency() async throws {
+        let request = fromFutura(client: HTTPClient(), url: "t", ui: DispatchQueue(label: "ui"))
+        request.cancel()
+        #expect(try await fromConcurrency().value().count == 2)
+        #expect(try await firstSuccess(of: [call(0), call(7)]).value() == "an earful from 7")
+        await #expect(throws: PhoneError.noAnswer) { try await firstSuccess(of: [call(0), call(-1)]).value() }
+        await #expect(throws: FutureError.brokenPromise) { try await firstSuccess(of: [Future<Int>]()).value() }
+    }
+
+    @Test func brightFutures() async throws {
+        fromBrightFutures(id: 1, ui: DispatchQueue(label: "ui"))
+        let cell = ImageCell()
+        cell.show(User(id: 1, name: "a", age: 30), on: .synchronous)
+        cell.prepareForReuse()
+    }
+
+    @Test func promiseKitNIOAndTPL() async throws {
+        _ = try await fromPromiseKit(id: 2, spinner: Spinner(), ui: DispatchQueue(label: "ui")).value()
+        let (user, posts) = try await whenAndAfter(id: 3).value()
+        #expect(user.id == 3 && posts.count == 1)
+        #expect(try await fromNIO(id: 4) == "user 41")
+        #expect(try await fromTPL(id: 5).hasPrefix("user 5"))
+    }
+}

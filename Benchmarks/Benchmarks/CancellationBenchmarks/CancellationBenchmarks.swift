@@ -247,7 +247,10 @@ private func unregisterWithOutstandingRegistrations() {
 
 private func cancelScaling() {
     for size in scalingSizes {
-        Benchmark("8 FutureLib: cancel, \(size) handlers", configuration: scalingConfiguration(size: size)) { benchmark in
+        Benchmark(
+            "8 FutureLib: cancel, \(size) handlers",
+            configuration: scalingConfiguration(size: size)
+        ) { benchmark in
             let request = CancellationRequest()
             let token = request.token
             for _ in 0..<size {

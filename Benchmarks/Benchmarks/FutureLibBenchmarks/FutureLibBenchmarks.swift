@@ -216,8 +216,10 @@ private func valueAsyncOnCompleted() {
 
 private func traverseScaling() {
     for size in scalingSizes {
-        Benchmark("8 FutureLib: traverse, \(size) elements", configuration: scalingConfiguration(size: size)) {
-            benchmark in
+        Benchmark(
+            "8 FutureLib: traverse, \(size) elements",
+            configuration: scalingConfiguration(size: size)
+        ) { benchmark in
             let elements = Array(0..<size)
             benchmark.startMeasurement()
             elements.traverse(on: .synchronous) { Future(value: $0) }.onSuccess(on: .synchronous) { blackHole($0) }
@@ -225,8 +227,10 @@ private func traverseScaling() {
         }
 
         // The peer: NIO has no traverse; the same work is making the futures and whenAllSucceed.
-        Benchmark("8 NIO: makeSucceededFuture + whenAllSucceed, \(size) elements", configuration: scalingConfiguration(size: size)) {
-            benchmark in
+        Benchmark(
+            "8 NIO: makeSucceededFuture + whenAllSucceed, \(size) elements",
+            configuration: scalingConfiguration(size: size)
+        ) { benchmark in
             let loop = EmbeddedEventLoop()
             let elements = Array(0..<size)
             benchmark.startMeasurement()

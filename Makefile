@@ -4,10 +4,10 @@ SWIFT_FORMAT ?= swift-format
 DOCC ?= docc
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: help build test demo lint format docs docs-site tsan asan stress bench bench-report clean
+.PHONY: help build test demo lint format docs docs-site tsan asan stress bench bench-report bench-callgrind clean
 
 help: ## List the targets
-	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-13s %s\n", $$1, $$2}'
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
 
 build: ## Build everything (debug), warnings as errors
 	$(SWIFT) build -Xswiftc -warnings-as-errors
@@ -30,8 +30,11 @@ stress: ## Repeat the race tests many times (STRESS_ITERATIONS, default 100000)
 bench: ## Run the benchmarks (release), side by side with their peers
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
 
-bench-report: ## Turn benchmark results into Documentation/Performance.md
-	mkdir -p Documentation Benchmarks/.build && cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark --no-progress --format markdown > .build/report.md && sed -n '/^## /,$$p' .build/report.md > ../Documentation/Performance.md
+bench-report: ## Run benchmarks + callgrind, write Documentation/Performance.md and its charts
+	SWIFT=$(SWIFT) python3 Scripts/bench-report.py
+
+bench-callgrind: ## Instruction counts (valgrind) of FutureLib vs peers, into Documentation/Performance.md
+	SWIFT=$(SWIFT) python3 Scripts/bench-report.py --callgrind
 
 lint: ## Check formatting (swift-format --strict)
 	$(SWIFT_FORMAT) lint --strict --recursive Sources Tests Package.swift

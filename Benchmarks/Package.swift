@@ -32,9 +32,21 @@ let package = Package(
                 .product(name: "FutureLib", package: "FutureLib"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Benchmarks/FutureLibBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Not a benchmark: a plain release driver for `valgrind --tool=callgrind`, which counts instructions
+        // reproducibly on a noisy machine (Scripts/bench-report.py --callgrind runs it; see Callgrind/README.md).
+        .executableTarget(
+            name: "CallgrindDriver",
+            dependencies: [
+                .product(name: "FutureLib", package: "FutureLib"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            path: "Callgrind/CallgrindDriver"
         ),
     ]
 )

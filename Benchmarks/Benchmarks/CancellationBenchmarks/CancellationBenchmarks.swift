@@ -1,12 +1,14 @@
 // Benchmarks of the Cancellation module, each beside its floor or its Swift peer in the same run.
 //
-// Every benchmark does 1,000 operations per iteration (`scalingFactor: .kilo`), so with `--scale` every number
-// reads "per operation": per register+unregister, per cancelled handler, per unregister, per lock.
-// Targets (checked by reading the medians side by side; see Benchmarks/README.md):
-//   1. register + unregister            <= 0.5 x withTaskCancellationHandler scope
-//   2. cancel, per handler               <= 2 x uncontended Mutex.withLock
-//   3. unregister, 10^6 vs 10^3 pending  ratio <= 1.5
-//   4. onCancel on .none / .cancelled    0 mallocs
+// Names start with the scenario number of Documentation/Performance.md and say whose code runs
+// ("5 FutureLib: …" beside "5 Swift: …"); Scripts/bench-report.py pairs them by exact name.
+// Most benchmarks do 1,000 operations per iteration (`scalingFactor: .kilo`), so the console table reads
+// per operation: per register+unregister, per cancelled handler, per unregister, per lock.
+// Targets (checked by Scripts/bench-report.py; see Documentation/Performance.md):
+//   5. register + unregister            <= 0.5 x withTaskCancellationHandler scope
+//   6. cancel, per handler               <= 2 x uncontended Mutex.withLock
+//   8. unregister, 10^6 vs 10^3 pending  ratio <= 1.5; cancel per handler flat in N
+//   onCancel on .none / .cancelled       0 mallocs
 
 import Benchmark
 import Cancellation
@@ -18,19 +20,33 @@ import Synchronization
 private let operationsPerIteration = 1_000
 
 // Computed, not stored: `Benchmark.Configuration` and `BenchmarkMetric` are not `Sendable`, so no global `let`.
+// `throughput` is needed by the JMH export that Scripts/bench-report.py reads.
 private var metrics: [BenchmarkMetric] {
-    [.wallClock, .cpuTotal, .instructions, .mallocCountTotal, .throughput]
+    [.wallClock, .instructions, .mallocCountTotal, .throughput]
 }
 
 /// Short runs: the whole suite has to finish in a few minutes on a noisy 2-core machine.
 private var configuration: Benchmark.Configuration {
-    .init(metrics: metrics, warmupIterations: 10, scalingFactor: .kilo, maxDuration: .seconds(1), maxIterations: 2_000)
+    .init(metrics: metrics, warmupIterations: 10, scalingFactor: .kilo, maxDuration: .seconds(1), maxIterations: 1_000)
 }
 
 /// The same, but for benchmarks whose every iteration needs unmeasured setup (fresh requests, re-registering).
 private var setupHeavyConfiguration: Benchmark.Configuration {
-    .init(metrics: metrics, warmupIterations: 5, scalingFactor: .kilo, maxDuration: .seconds(2), maxIterations: 500)
+    .init(metrics: metrics, warmupIterations: 5, scalingFactor: .kilo, maxDuration: .seconds(1), maxIterations: 300)
 }
+
+/// The scaling runs of `cancel`: one iteration cancels `size` handlers, so big sizes get few iterations.
+private func scalingConfiguration(size: Int) -> Benchmark.Configuration {
+    .init(
+        metrics: metrics,
+        warmupIterations: size >= 1_000_000 ? 1 : 3,
+        maxDuration: .seconds(2),
+        maxIterations: max(5, min(300, 2_000_000 / size))
+    )
+}
+
+/// The sizes of the scaling runs (scenario 8).
+private let scalingSizes = [1_000, 10_000, 100_000, 1_000_000]
 
 // MARK: - Fixtures
 
@@ -90,13 +106,14 @@ let benchmarks: @Sendable () -> Void = {
     registerAndUnregister()
     cancelPerHandler()
     unregisterWithOutstandingRegistrations()
+    cancelScaling()
     registerOnTokensThatNeedNoStorage()
 }
 
-// MARK: 1. register + unregister vs withTaskCancellationHandler
+// MARK: 5. register + unregister vs withTaskCancellationHandler
 
 private func registerAndUnregister() {
-    Benchmark("1a onCancel+unregister (live token)", configuration: configuration) { benchmark in
+    Benchmark("5 FutureLib: onCancel + unregister", configuration: configuration) { benchmark in
         let request = CancellationRequest()
         let token = request.token
         token.onCancel {}.unregister()  // the slab exists from here on; steady state is what we measure
@@ -110,7 +127,7 @@ private func registerAndUnregister() {
     }
 
     // The same inside a task, to show the async context costs ours nothing.
-    Benchmark("1b onCancel+unregister (live token, in a task)", configuration: configuration) { benchmark async in
+    Benchmark("5 FutureLib: onCancel + unregister, in a task", configuration: configuration) { benchmark async in
         let request = CancellationRequest()
         let token = request.token
         token.onCancel {}.unregister()
@@ -124,7 +141,7 @@ private func registerAndUnregister() {
     }
 
     // The Swift peer: a cancellation handler scope installs and removes a task status record.
-    Benchmark("1c withTaskCancellationHandler scope (Swift peer)", configuration: configuration) { benchmark async in
+    Benchmark("5 Swift: withTaskCancellationHandler scope", configuration: configuration) { benchmark async in
         for _ in benchmark.scaledIterations {
             await withTaskCancellationHandler {
                 blackHole(0)
@@ -134,14 +151,14 @@ private func registerAndUnregister() {
     }
 }
 
-// MARK: 2. cancel with 1, 10, 1,000 handlers vs one Mutex lock
+// MARK: 6. cancel with 1, 10, 1,000 handlers vs one Mutex lock
 
 private func cancelPerHandler() {
     // Every iteration cancels 1,000 handlers in all: 1,000 requests x 1, 100 x 10, or 1 x 1,000.
     for handlersPerRequest in [1, 10, 1_000] {
         let requestsPerIteration = operationsPerIteration / handlersPerRequest
         Benchmark(
-            "2 cancel, \(handlersPerRequest) handler(s) per request (per handler)",
+            "6 FutureLib: cancel, \(handlersPerRequest) handler(s) per request",
             configuration: setupHeavyConfiguration
         ) { benchmark in
             var requests: [CancellationRequest] = []
@@ -164,7 +181,7 @@ private func cancelPerHandler() {
     }
 
     // The floor: one uncontended lock/unlock of the standard library's Mutex.
-    Benchmark("2 floor: Mutex.withLock, uncontended", configuration: configuration) { benchmark in
+    Benchmark("6 floor: Mutex.withLock, uncontended", configuration: configuration) { benchmark in
         let mutex = Mutex(0)
         for _ in benchmark.scaledIterations {
             mutex.withLock { $0 &+= 1 }
@@ -173,15 +190,15 @@ private func cancelPerHandler() {
     }
 }
 
-// MARK: 3. unregister with 10^3 vs 10^6 outstanding registrations
+// MARK: 8. unregister with 10^3 ... 10^6 outstanding registrations
 
 private func unregisterWithOutstandingRegistrations() {
-    for outstanding in [1_000, 1_000_000] {
+    for outstanding in scalingSizes {
         let fixture = OutstandingRegistrations(count: outstanding)
 
         // Unregister 1,000 registrations made just now on top of the outstanding ones (hot in cache).
         Benchmark(
-            "3a unregister newest, \(outstanding) outstanding",
+            "8 FutureLib: unregister newest, \(outstanding) outstanding",
             configuration: setupHeavyConfiguration
         ) { benchmark in
             let token = fixture.request.token
@@ -204,7 +221,7 @@ private func unregisterWithOutstandingRegistrations() {
         // Unregister 1,000 registrations picked at random among the outstanding ones (cold in cache for 10^6),
         // then register replacements, unmeasured, so the count stays the same.
         Benchmark(
-            "3b unregister random, \(outstanding) outstanding",
+            "8 FutureLib: unregister random, \(outstanding) outstanding",
             configuration: setupHeavyConfiguration
         ) { benchmark in
             let indices = fixture.randomIndices(operationsPerIteration)
@@ -226,17 +243,37 @@ private func unregisterWithOutstandingRegistrations() {
     }
 }
 
-// MARK: 4. onCancel on .none and .cancelled: nothing stored, nothing allocated
+// MARK: 8. cancel with 10^3 ... 10^6 handlers on one request (per-handler cost should not grow with N)
+
+private func cancelScaling() {
+    for size in scalingSizes {
+        Benchmark(
+            "8 FutureLib: cancel, \(size) handlers",
+            configuration: scalingConfiguration(size: size)
+        ) { benchmark in
+            let request = CancellationRequest()
+            let token = request.token
+            for _ in 0..<size {
+                token.onCancel {}
+            }
+            benchmark.startMeasurement()
+            request.cancel()
+            benchmark.stopMeasurement()
+        }
+    }
+}
+
+// MARK: Extras: onCancel on .none and .cancelled: nothing stored, nothing allocated
 
 private func registerOnTokensThatNeedNoStorage() {
-    Benchmark("4a onCancel on .none", configuration: configuration) { benchmark in
+    Benchmark("x FutureLib: onCancel on .none", configuration: configuration) { benchmark in
         let token = CancellationToken.none
         for _ in benchmark.scaledIterations {
             blackHole(token.onCancel {})
         }
     }
 
-    Benchmark("4b onCancel on .cancelled (runs at once)", configuration: configuration) { benchmark in
+    Benchmark("x FutureLib: onCancel on .cancelled (runs at once)", configuration: configuration) { benchmark in
         let token = CancellationToken.cancelled
         for _ in benchmark.scaledIterations {
             blackHole(token.onCancel {})

@@ -1,41 +1,100 @@
-// Benchmarks of the FutureLib module, each beside its peer (NIO's EventLoopFuture on an EmbeddedEventLoop,
-// which runs callbacks inline like `.synchronous`) in the same run. Names pair up: "FutureLib: X" / "peer NIO: X".
+// Benchmarks of the FutureLib module, each beside its closest peer in the same run.
+//
+// Names start with the scenario number of Documentation/Performance.md and say whose code runs:
+// "1 FutureLib: …" beside "1 NIO: …" (NIO's EventLoopFuture) or "7 Swift: …" (a Swift Task).
+// Scripts/bench-report.py pairs them by exact name: rename both places together.
 //
 // Targets (FutureLib / peer, lower is better):
 //   1. promise + 1 continuation + fulfil   <= 1.0, and mallocs <= NIO's
 //   2. chain of 10 map, then fulfil        <= 1.0
 //   3. sequence() of 1,000 completed       <= 1.0 (vs whenAllSucceed)
+//   4. fulfil here, continuation on a queue / event loop: reported (throughput)
+//   7. value() async on a completed future vs await task.value: reported
+//   8. traverse of 10^3 ... 10^6 elements: per-element cost flat in N
 
 import Benchmark
+import Dispatch
 import FutureLib
 import NIOCore
 import NIOEmbedded
+import NIOPosix
+import Synchronization
 
-// Computed, not stored: `Benchmark.Configuration` is not `Sendable`, so no global `let`.
+// MARK: - Configuration
+
+// Computed, not stored: `Benchmark.Configuration` and `BenchmarkMetric` are not `Sendable`, so no global `let`.
+// `throughput` is needed by the JMH export that Scripts/bench-report.py reads.
+private var metrics: [BenchmarkMetric] {
+    [.wallClock, .instructions, .mallocCountTotal, .throughput]
+}
+
+/// 1,000 operations per iteration (`scalingFactor: .kilo`), so the console table reads per operation.
 private var configuration: Benchmark.Configuration {
+    .init(metrics: metrics, warmupIterations: 10, scalingFactor: .kilo, maxDuration: .seconds(1), maxIterations: 1_000)
+}
+
+/// One operation per iteration (one `sequence()` of 1,000 futures).
+private var singleOperationConfiguration: Benchmark.Configuration {
+    .init(metrics: metrics, warmupIterations: 10, maxDuration: .seconds(1), maxIterations: 1_000)
+}
+
+/// The scaling runs: one iteration handles `size` elements, so big sizes get few iterations.
+private func scalingConfiguration(size: Int) -> Benchmark.Configuration {
     .init(
-        metrics: [.wallClock, .cpuTotal, .instructions, .mallocCountTotal, .throughput],
-        warmupIterations: 10,
-        scalingFactor: .kilo,
-        maxDuration: .seconds(1),
-        maxIterations: 2_000
+        metrics: metrics,
+        warmupIterations: size >= 1_000_000 ? 1 : 3,
+        maxDuration: .seconds(2),
+        maxIterations: max(5, min(500, 2_000_000 / size))
     )
 }
 
-/// One iteration is one `sequence()` of 1,000 futures: no scaling.
-private var sequenceConfiguration: Benchmark.Configuration {
-    .init(
-        metrics: [.wallClock, .cpuTotal, .instructions, .mallocCountTotal, .throughput],
-        warmupIterations: 5,
-        maxDuration: .seconds(1),
-        maxIterations: 2_000
-    )
+/// The sizes of the scaling runs (scenario 8).
+private let scalingSizes = [1_000, 10_000, 100_000, 1_000_000]
+
+// MARK: - Fixtures
+
+/// Counts continuations down to zero on any thread; the last one wakes the waiting benchmark thread.
+private final class Countdown: Sendable {
+    // Sendable: an Atomic and a DispatchSemaphore, both thread-safe.
+    private let remaining: Atomic<Int>
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(_ count: Int) {
+        remaining = Atomic(count)
+    }
+
+    func arrive() {
+        if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+            finished.signal()
+        }
+    }
+
+    func wait() {
+        finished.wait()
+    }
 }
+
+/// Scenario 4's serial queue: continuations run on its thread while the benchmark thread completes promises.
+private let continuationQueue = DispatchQueue(label: "bench.continuations")
+
+/// Scenario 4's peer: one event loop of a NIO thread pool (the loop's thread runs the callbacks).
+private let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+
+// MARK: - Benchmarks
 
 let benchmarks: @Sendable () -> Void = {
-    // MARK: 1. promise + one continuation + completion
+    promiseWithOneContinuation()
+    mapChain()
+    sequenceOfCompleted()
+    continuationOnAnotherThread()
+    valueAsyncOnCompleted()
+    traverseScaling()
+}
 
-    Benchmark("FutureLib: promise + 1 callback + succeed", configuration: configuration) { benchmark in
+// MARK: 1. promise + one continuation + completion
+
+private func promiseWithOneContinuation() {
+    Benchmark("1 FutureLib: promise + 1 continuation + fulfil", configuration: configuration) { benchmark in
         for _ in benchmark.scaledIterations {
             let promise = Promise<Int>()
             promise.future.onSuccess(on: .synchronous) { blackHole($0) }
@@ -43,7 +102,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("peer NIO: promise + 1 callback + succeed", configuration: configuration) { benchmark in
+    Benchmark("1 NIO: promise + 1 continuation + succeed", configuration: configuration) { benchmark in
         let loop = EmbeddedEventLoop()
         for _ in benchmark.scaledIterations {
             let promise = loop.makePromise(of: Int.self)
@@ -52,10 +111,12 @@ let benchmarks: @Sendable () -> Void = {
         }
         try? loop.syncShutdownGracefully()
     }
+}
 
-    // MARK: 2. a chain of ten maps built on a pending future, then completed
+// MARK: 2. a chain of ten maps built on a pending future, then completed
 
-    Benchmark("FutureLib: map chain of 10, then succeed", configuration: configuration) { benchmark in
+private func mapChain() {
+    Benchmark("2 FutureLib: 10-map chain, then fulfil", configuration: configuration) { benchmark in
         for _ in benchmark.scaledIterations {
             let promise = Promise<Int>()
             var future = promise.future
@@ -67,7 +128,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("peer NIO: map chain of 10, then succeed", configuration: configuration) { benchmark in
+    Benchmark("2 NIO: 10-map chain, then succeed", configuration: configuration) { benchmark in
         let loop = EmbeddedEventLoop()
         for _ in benchmark.scaledIterations {
             let promise = loop.makePromise(of: Int.self)
@@ -80,24 +141,104 @@ let benchmarks: @Sendable () -> Void = {
         }
         try? loop.syncShutdownGracefully()
     }
+}
 
-    // MARK: 3. combining 1,000 completed futures
+// MARK: 3. combining 1,000 completed futures
 
-    Benchmark("FutureLib: sequence of 1000 completed", configuration: sequenceConfiguration) { benchmark in
+private func sequenceOfCompleted() {
+    Benchmark("3 FutureLib: sequence() of 1,000 completed", configuration: singleOperationConfiguration) { benchmark in
         let futures = (0..<1_000).map { Future(value: $0) }
         benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            futures.sequence().onSuccess(on: .synchronous) { blackHole($0) }
-        }
+        futures.sequence().onSuccess(on: .synchronous) { blackHole($0) }
+        benchmark.stopMeasurement()
     }
 
-    Benchmark("peer NIO: sequence of 1000 completed", configuration: sequenceConfiguration) { benchmark in
+    Benchmark("3 NIO: whenAllSucceed of 1,000 succeeded", configuration: singleOperationConfiguration) { benchmark in
         let loop = EmbeddedEventLoop()
         let futures = (0..<1_000).map { loop.makeSucceededFuture($0) }
         benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            EventLoopFuture.whenAllSucceed(futures, on: loop).whenSuccess { blackHole($0) }
-        }
+        EventLoopFuture.whenAllSucceed(futures, on: loop).whenSuccess { blackHole($0) }
+        benchmark.stopMeasurement()
         try? loop.syncShutdownGracefully()
+    }
+}
+
+// MARK: 4. completion on this thread, continuation on another (throughput)
+
+private func continuationOnAnotherThread() {
+    // Each iteration completes 1,000 promises here while their continuations run on the queue's thread, and
+    // waits until the last one ran: the time is the throughput of the hand-off.
+    Benchmark("4 FutureLib: fulfil here, continuation on a DispatchQueue", configuration: configuration) { benchmark in
+        let countdown = Countdown(benchmark.scaledIterations.count)
+        for _ in benchmark.scaledIterations {
+            let promise = Promise<Int>()
+            promise.future.onSuccess(on: continuationQueue) { _ in countdown.arrive() }
+            promise.fulfill(1)
+        }
+        countdown.wait()
+    }
+
+    // NIO runs callbacks on the future's event loop: registering and succeeding from outside the loop each
+    // hop onto it, which is what a caller on another thread gets.
+    Benchmark("4 NIO: succeed here, whenSuccess on an event loop", configuration: configuration) { benchmark in
+        let countdown = Countdown(benchmark.scaledIterations.count)
+        for _ in benchmark.scaledIterations {
+            let promise = eventLoop.makePromise(of: Int.self)
+            promise.futureResult.whenSuccess { _ in countdown.arrive() }
+            promise.succeed(1)
+        }
+        countdown.wait()
+    }
+}
+
+// MARK: 7. value() async on a completed future vs await task.value
+
+private func valueAsyncOnCompleted() {
+    Benchmark("7 FutureLib: value() async, completed future", configuration: configuration) { benchmark async throws in
+        let future = Future(value: 1)
+        for _ in benchmark.scaledIterations {
+            blackHole(try await future.value())
+        }
+    }
+
+    Benchmark("7 Swift: await task.value, finished task", configuration: configuration) { benchmark async in
+        let task = Task { 1 }
+        _ = await task.value
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(await task.value)
+        }
+        benchmark.stopMeasurement()
+    }
+}
+
+// MARK: 8. traverse of 10^3 ... 10^6 elements (per-element cost should not grow with N)
+
+private func traverseScaling() {
+    for size in scalingSizes {
+        Benchmark(
+            "8 FutureLib: traverse, \(size) elements",
+            configuration: scalingConfiguration(size: size)
+        ) { benchmark in
+            let elements = Array(0..<size)
+            benchmark.startMeasurement()
+            elements.traverse(on: .synchronous) { Future(value: $0) }.onSuccess(on: .synchronous) { blackHole($0) }
+            benchmark.stopMeasurement()
+        }
+
+        // The peer: NIO has no traverse; the same work is making the futures and whenAllSucceed.
+        Benchmark(
+            "8 NIO: makeSucceededFuture + whenAllSucceed, \(size) elements",
+            configuration: scalingConfiguration(size: size)
+        ) { benchmark in
+            let loop = EmbeddedEventLoop()
+            let elements = Array(0..<size)
+            benchmark.startMeasurement()
+            EventLoopFuture.whenAllSucceed(elements.map { loop.makeSucceededFuture($0) }, on: loop).whenSuccess {
+                blackHole($0)
+            }
+            benchmark.stopMeasurement()
+            try? loop.syncShutdownGracefully()
+        }
     }
 }

@@ -1,0 +1,100 @@
+// A release driver for `valgrind --tool=callgrind`: runs one scenario `count` times, and nothing else.
+//
+//     CallgrindDriver <scenario> <count>
+//
+// Callgrind counts the instructions the whole process executes. Run it twice, with `count` and `2 * count`:
+// the difference divided by `count` is the cost of one operation, with start-up, first-call and teardown costs
+// cancelled out. Scripts/bench-report.py does that for every scenario (`make bench-callgrind`).
+//
+// Scenarios (the numbers are those of Documentation/Performance.md):
+//   futurelib-promise / nio-promise     1. promise + one continuation + completion (NIO on an EmbeddedEventLoop)
+//   futurelib-map / nio-map             2. a chain of ten maps on a pending future, then completion
+//   futurelib-sequence / nio-sequence   3. sequence() / whenAllSucceed of 1,000 completed futures (one operation)
+//
+// No async scenarios (5, 7): valgrind 3.19 dies with an internal SIGSEGV as soon as Swift async code runs.
+
+import FutureLib
+import NIOCore
+import NIOEmbedded
+
+/// Keeps the optimizer from dropping a value, at the cost of one call.
+@inline(never)
+func sink(_ value: Int) {
+    if value == -1 { print(value) }
+}
+
+func futureLibPromise(_ count: Int) {
+    for _ in 0..<count {
+        let promise = Promise<Int>()
+        promise.future.onSuccess(on: .synchronous) { sink($0) }
+        promise.fulfill(1)
+    }
+}
+
+func nioPromise(_ count: Int) throws {
+    let loop = EmbeddedEventLoop()
+    for _ in 0..<count {
+        let promise = loop.makePromise(of: Int.self)
+        promise.futureResult.whenSuccess { sink($0) }
+        promise.succeed(1)
+    }
+    try loop.syncShutdownGracefully()
+}
+
+func futureLibMap(_ count: Int) {
+    for _ in 0..<count {
+        let promise = Promise<Int>()
+        var future = promise.future
+        for _ in 0..<10 {
+            future = future.map(on: .synchronous) { $0 &+ 1 }
+        }
+        future.onSuccess(on: .synchronous) { sink($0) }
+        promise.fulfill(1)
+    }
+}
+
+func nioMap(_ count: Int) throws {
+    let loop = EmbeddedEventLoop()
+    for _ in 0..<count {
+        let promise = loop.makePromise(of: Int.self)
+        var future = promise.futureResult
+        for _ in 0..<10 {
+            future = future.map { $0 &+ 1 }
+        }
+        future.whenSuccess { sink($0) }
+        promise.succeed(1)
+    }
+    try loop.syncShutdownGracefully()
+}
+
+func futureLibSequence(_ count: Int) {
+    let futures = (0..<1_000).map { Future(value: $0) }
+    for _ in 0..<count {
+        futures.sequence().onSuccess(on: .synchronous) { sink($0.count) }
+    }
+}
+
+func nioSequence(_ count: Int) throws {
+    let loop = EmbeddedEventLoop()
+    let futures = (0..<1_000).map { loop.makeSucceededFuture($0) }
+    for _ in 0..<count {
+        EventLoopFuture.whenAllSucceed(futures, on: loop).whenSuccess { sink($0.count) }
+    }
+    try loop.syncShutdownGracefully()
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3, let count = Int(arguments[2]), count >= 0 else {
+    fatalError("usage: CallgrindDriver <scenario> <count>")
+}
+
+switch arguments[1] {
+case "futurelib-promise": futureLibPromise(count)
+case "nio-promise": try nioPromise(count)
+case "futurelib-map": futureLibMap(count)
+case "nio-map": try nioMap(count)
+case "futurelib-sequence": futureLibSequence(count)
+case "nio-sequence": try nioSequence(count)
+default:
+    fatalError("unknown scenario \(arguments[1])")
+}

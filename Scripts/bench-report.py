@@ -1,0 +1,913 @@
+#!/usr/bin/env python3
+"""Runs the benchmarks and writes Documentation/Performance.md with its charts.
+
+    python3 Scripts/bench-report.py                 # benchmarks + callgrind, then the report (make bench-report)
+    python3 Scripts/bench-report.py --callgrind     # callgrind only, then the report (make bench-callgrind)
+    python3 Scripts/bench-report.py --benchmarks    # benchmarks only, then the report
+    python3 Scripts/bench-report.py --render        # only the report, from the saved results
+
+Each measuring step saves its numbers under Benchmarks/Results/ (benchmarks.json, callgrind.json), so a step
+that is skipped keeps the numbers of its last run. The report (Documentation/Performance.md) and its charts
+(Documentation/images/*.svg) are written from those two files; the charts are plain SVG written here, with
+no plotting library. Python 3 standard library only.
+
+Timing comes from ordo-one/benchmark's JMH export: for every benchmark, the median (p50) over its iterations
+of the wall-clock time and the malloc count of one iteration, divided by the operations in an iteration.
+Instruction counts come from `valgrind --tool=callgrind` on Benchmarks/Callgrind/CallgrindDriver, run with
+`count` and `2 * count` operations: (I(2n) - I(n)) / n is the cost of one operation, the same on every run
+to within 0.01 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_DIR = ROOT / "Benchmarks"
+RESULTS_DIR = BENCH_DIR / "Results"
+BENCH_RESULTS = RESULTS_DIR / "benchmarks.json"
+CALLGRIND_RESULTS = RESULTS_DIR / "callgrind.json"
+REPORT = ROOT / "Documentation" / "Performance.md"
+IMAGES = ROOT / "Documentation" / "images"
+SCALING_SVG = IMAGES / "scaling.svg"
+RATIOS_SVG = IMAGES / "ratios.svg"
+
+SIZES = [1_000, 10_000, 100_000, 1_000_000]
+KILO = 1_000
+
+# ---------------------------------------------------------------------------------------------------------------
+# What is measured: benchmark names (exactly as in Benchmarks/Benchmarks/*/*.swift), operations per iteration,
+# and how the rows pair up. A name missing from a run shows as "–" in the report and is listed on stderr.
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Pair:
+    """One scenario: FutureLib beside its peer, in the same run."""
+
+    number: str
+    scenario: str
+    ours: str
+    peer: str
+    peer_label: str
+    ops: int = KILO  # operations per iteration (the same for both)
+    unit: str = "op"  # what one operation is, for the column header
+    target: float | None = None  # FutureLib / peer time ratio, at most
+    malloc_target: bool = False  # FutureLib's mallocs per operation at most the peer's
+    note: str = ""
+    short: str = ""  # the label in the ratios chart, when the scenario is too long
+
+
+@dataclass
+class Group:
+    title: str
+    intro: str
+    pairs: list[Pair] = field(default_factory=list)
+
+
+GROUPS = [
+    Group(
+        "Futures against SwiftNIO",
+        "FutureLib's `Future`/`Promise` with continuations on `.synchronous` beside NIO's `EventLoopFuture` on an "
+        "`EmbeddedEventLoop`, which also runs callbacks inline on the calling thread. Scenario 4 hands each "
+        "continuation to another thread: a serial `DispatchQueue` (FutureLib's `DispatchQueue` execution "
+        "context) against one event loop of NIO's `MultiThreadedEventLoopGroup`; an iteration completes 1,000 "
+        "promises and waits until the last continuation ran, so it measures throughput.",
+        [
+            Pair(
+                "1",
+                "promise + 1 continuation + completion",
+                "1 FutureLib: promise + 1 continuation + fulfil",
+                "1 NIO: promise + 1 continuation + succeed",
+                "NIO `EventLoopPromise`",
+                unit="promise",
+                target=1.0,
+                malloc_target=True,
+            ),
+            Pair(
+                "2",
+                "10-`map` chain, then completion",
+                "2 FutureLib: 10-map chain, then fulfil",
+                "2 NIO: 10-map chain, then succeed",
+                "NIO `map` ×10",
+                unit="chain",
+                target=1.0,
+            ),
+            Pair(
+                "3",
+                "`sequence()` of 1,000 completed futures",
+                "3 FutureLib: sequence() of 1,000 completed",
+                "3 NIO: whenAllSucceed of 1,000 succeeded",
+                "NIO `whenAllSucceed`",
+                ops=1,
+                unit="sequence",
+                target=1.0,
+                note="one `sequence()` per iteration: its mallocs include the harness's own per iteration",
+            ),
+            Pair(
+                "4",
+                "completion here, continuation on another thread (throughput)",
+                "4 FutureLib: fulfil here, continuation on a DispatchQueue",
+                "4 NIO: succeed here, whenSuccess on an event loop",
+                "NIO `MultiThreadedEventLoopGroup` loop",
+                unit="promise",
+                short="continuation on another thread",
+                note="NIO hops onto its loop both to register the callback and to run it",
+            ),
+        ],
+    ),
+    Group(
+        "Async access against Swift tasks",
+        "Reading the value of something that already finished, from async code.",
+        [
+            Pair(
+                "7",
+                "`value() async` on a completed future",
+                "7 FutureLib: value() async, completed future",
+                "7 Swift: await task.value, finished task",
+                "`await task.value`",
+                unit="await",
+            ),
+        ],
+    ),
+    Group(
+        "Cancellation against Swift concurrency and a lock",
+        "A token registration that is removed again, against the structured-concurrency equivalent (a "
+        "`withTaskCancellationHandler` scope installs and removes a task status record), and `cancel()` per "
+        "handler against the floor of one uncontended `Mutex.withLock` (lock + unlock). Every iteration cancels "
+        "1,000 handlers in all: 1,000 requests × 1 handler, 100 × 10, or 1 × 1,000.",
+        [
+            Pair(
+                "5",
+                "`onCancel` + `unregister()`",
+                "5 FutureLib: onCancel + unregister",
+                "5 Swift: withTaskCancellationHandler scope",
+                "`withTaskCancellationHandler`",
+                unit="scope",
+                target=0.5,
+            ),
+            Pair(
+                "5",
+                "`onCancel` + `unregister()`, in a task",
+                "5 FutureLib: onCancel + unregister, in a task",
+                "5 Swift: withTaskCancellationHandler scope",
+                "`withTaskCancellationHandler`",
+                unit="scope",
+                target=0.5,
+            ),
+            Pair(
+                "6",
+                "`cancel()`, 1 handler per request",
+                "6 FutureLib: cancel, 1 handler(s) per request",
+                "6 floor: Mutex.withLock, uncontended",
+                "`Mutex` lock+unlock",
+                unit="handler",
+                note="with 1 or 10 handlers a request, the per-request cost of `cancel()` is spread over few handlers; "
+                "the target reads the cost per handler, with 1,000",
+            ),
+            Pair(
+                "6",
+                "`cancel()`, 10 handlers per request",
+                "6 FutureLib: cancel, 10 handler(s) per request",
+                "6 floor: Mutex.withLock, uncontended",
+                "`Mutex` lock+unlock",
+                unit="handler",
+            ),
+            Pair(
+                "6",
+                "`cancel()`, 1,000 handlers per request",
+                "6 FutureLib: cancel, 1000 handler(s) per request",
+                "6 floor: Mutex.withLock, uncontended",
+                "`Mutex` lock+unlock",
+                unit="handler",
+                target=2.0,
+            ),
+        ],
+    ),
+]
+
+# Benchmarks with no peer: what they must show is in the `expect` column.
+SINGLES = [
+    ("`onCancel` on `.none` (stores nothing)", "x FutureLib: onCancel on .none", KILO, "0 mallocs"),
+    ("`onCancel` on `.cancelled` (runs at once)", "x FutureLib: onCancel on .cancelled (runs at once)", KILO, "0 mallocs"),
+]
+
+
+@dataclass
+class Series:
+    """One curve of the scaling chart: ns per element against N."""
+
+    label: str
+    template: str  # benchmark name, with {n} for the size
+    per: str  # what one operation is
+    ops_is_size: bool  # operations per iteration: N (cancel, traverse) or 1,000 (unregister)
+    color: str
+    dashed: bool = False
+    target: float | None = None  # time at 10^6 / time at 10^3, at most
+
+
+SCALING = [
+    Series("unregister, random, N outstanding", "8 FutureLib: unregister random, {n} outstanding", "unregister", False,
+           "#d62728", target=1.5),
+    Series("unregister, newest, N outstanding", "8 FutureLib: unregister newest, {n} outstanding", "unregister", False,
+           "#ff9896", dashed=True),
+    Series("cancel, N handlers", "8 FutureLib: cancel, {n} handlers", "handler", True, "#1f77b4"),
+    Series("traverse, N elements", "8 FutureLib: traverse, {n} elements", "element", True, "#2ca02c"),
+    Series("NIO makeSucceededFuture + whenAllSucceed, N elements",
+           "8 NIO: makeSucceededFuture + whenAllSucceed, {n} elements", "element", True, "#7f7f7f", dashed=True),
+]
+
+# Callgrind: scenario, FutureLib mode, peer mode, peer label, n (the runs use n and 2n), target. No async
+# scenarios: valgrind 3.19 dies on Swift async code (Benchmarks/Callgrind/README.md).
+CALLGRIND = [
+    ("1", "promise + 1 continuation + completion", "futurelib-promise", "nio-promise", "NIO (Embedded)", 20_000, 1.0),
+    ("2", "10-`map` chain, then completion", "futurelib-map", "nio-map", "NIO (Embedded)", 20_000, 1.0),
+    ("3", "`sequence()` of 1,000 completed", "futurelib-sequence", "nio-sequence", "NIO `whenAllSucceed`", 200, 1.0),
+]
+
+# ---------------------------------------------------------------------------------------------------------------
+# Running
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def log(message: str) -> None:
+    print(f"[bench-report] {message}", file=sys.stderr, flush=True)
+
+
+def run(command: list[str], cwd: Path, capture: bool = False) -> str:
+    log("$ " + " ".join(command))
+    if capture:
+        return subprocess.run(command, cwd=cwd, check=True, text=True, stdout=subprocess.PIPE).stdout
+    subprocess.run(command, cwd=cwd, check=True)
+    return ""
+
+
+def swift() -> str:
+    return os.environ.get("SWIFT", "swift")
+
+
+def all_benchmark_names() -> list[str]:
+    names = [name for group in GROUPS for pair in group.pairs for name in (pair.ours, pair.peer)]
+    names += [name for _, name, _, _ in SINGLES]
+    names += [series.template.format(n=n) for series in SCALING for n in SIZES]
+    return list(dict.fromkeys(names))
+
+
+def run_benchmarks(extra: list[str]) -> dict:
+    """Runs every benchmark once (release, the plugin's default) and returns name -> medians per iteration."""
+    out = BENCH_DIR / ".build" / "bench-report"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    run([swift(), "package", "--allow-writing-to-package-directory", "benchmark", "--no-progress",
+         "--format", "jmh", "--path", str(out), *extra], cwd=BENCH_DIR)
+    exports = sorted(out.glob("*.jmh.json"))
+    if not exports:
+        sys.exit(f"no JMH export in {out}")
+    results: dict[str, dict] = {}
+    for export in exports:
+        for element in json.loads(export.read_text()):
+            target, name = split_jmh_name(element["benchmark"])
+            metrics = {"Throughput (# / s)": element["primaryMetric"], **element.get("secondaryMetrics", {})}
+            entry = {"target": target, "iterations": element.get("measurementIterations")}
+            for description, key, factor in [
+                ("Time (wall clock)", "wall_ns", 1_000.0),  # the export gives microseconds
+                ("Malloc (total)", "mallocs", 1.0),
+                ("Instructions", "instructions", 1.0),
+            ]:
+                metric = metrics.get(description)
+                if metric:
+                    entry[key] = metric["scorePercentiles"]["50.0"] * factor
+            results[name] = entry
+    # The JMH export leaves out a benchmark with no throughput sample, that is one whose every iteration took
+    # more than 2 s (the plugin rounds 1/time to a whole number per second). Run those again, exported as
+    # percentile tables instead (whole numbers in the unit the header names: precise enough at that size). Those
+    # tables are per operation for a scaled benchmark, so this is right only for `scalingFactor: .one`, which is
+    # what every benchmark that can take 2 s an iteration (the scaling runs) uses.
+    wanted = all_benchmark_names()
+    if not extra:
+        lost = [name for name in wanted if jmh_key(name) not in results]
+        if lost:
+            log("not in the JMH export (iterations over 2 s?): " + "; ".join(lost))
+            results.update(run_benchmarks_as_percentiles(lost))
+    return results
+
+
+def run_benchmarks_as_percentiles(names: list[str]) -> dict:
+    out = BENCH_DIR / ".build" / "bench-report-percentiles"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    pattern = "^(" + "|".join(re.sub(r"([\\.^$|?*+()\[\]{}])", r"\\\1", name) for name in names) + ")$"
+    run([swift(), "package", "--allow-writing-to-package-directory", "benchmark", "--no-progress",
+         "--format", "histogramPercentiles", "--path", str(out), "--filter", pattern], cwd=BENCH_DIR)
+    units = {"ns": 1.0, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9, "#": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
+    results: dict[str, dict] = {}
+    for name in names:
+        key = jmh_key(name).replace("/", "_")
+        entry: dict = {"target": "?", "iterations": None, "from": "histogramPercentiles"}
+        for metric, field_name in (("wallClock", "wall_ns"), ("mallocCountTotal", "mallocs")):
+            files = [f for f in out.glob("*.tsv") if f.name.endswith(f".{key}.{metric}.histogram.percentiles.tsv")]
+            if not files:
+                continue
+            rows = files[0].read_text().splitlines()
+            unit = re.search(r"\(([^()]*)\)\s*\*?\s*$", rows[0])
+            factor = units.get(unit.group(1), 1.0) if unit else 1.0
+            for row in rows[1:]:
+                percentile, value = row.split("\t")
+                if percentile == "50":
+                    entry[field_name] = float(value) * factor
+        if "wall_ns" in entry:
+            results[key] = entry
+    return results
+
+
+def split_jmh_name(full: str) -> tuple[str, str]:
+    """'package.benchmark.<Target>.<name with spaces as _>' -> (target, name with _)."""
+    prefix = "package.benchmark."
+    rest = full[len(prefix):] if full.startswith(prefix) else full
+    target, _, name = rest.partition(".")
+    return target, name
+
+
+def jmh_key(name: str) -> str:
+    return name.replace(" ", "_")
+
+
+def machine_description() -> dict:
+    model = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        model = platform.processor() or model
+    try:
+        version = subprocess.run([swift(), "--version"], text=True, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        version = "unknown"
+    return {
+        "cpu": model,
+        "cores": os.cpu_count(),
+        "os": f"{platform.system()} {platform.release()} ({platform.machine()})",
+        "swift": version,
+        "packages": resolved_versions(),
+        "commit": git_commit(),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+def resolved_versions() -> dict:
+    try:
+        pins = json.loads((BENCH_DIR / "Package.resolved").read_text())["pins"]
+    except (OSError, KeyError, ValueError):
+        return {}
+    return {pin["identity"]: pin["state"].get("version", "?") for pin in pins
+            if pin["identity"] in ("swift-nio", "benchmark")}
+
+
+def git_commit() -> str:
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
+                                stdout=subprocess.PIPE, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "Sources"], cwd=ROOT, text=True,
+                               stdout=subprocess.PIPE, check=True).stdout.strip()
+        return commit + (" (Sources modified)" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def build_driver() -> Path:
+    """Builds the callgrind driver in release mode and returns a copy without debug information, which
+    valgrind 3.19 cannot read for NIO's objects (the symbols stay, for `callgrind_annotate`)."""
+    run([swift(), "build", "-c", "release", "--product", "CallgrindDriver"], cwd=BENCH_DIR)
+    bin_dir = Path(run([swift(), "build", "-c", "release", "--show-bin-path"], cwd=BENCH_DIR, capture=True).strip())
+    stripped = BENCH_DIR / ".build" / "callgrind" / "CallgrindDriver"
+    stripped.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(bin_dir / "CallgrindDriver", stripped)
+    run(["strip", "--strip-debug", str(stripped)], cwd=BENCH_DIR)
+    return stripped
+
+
+def callgrind_instructions(driver: Path, mode: str, count: int) -> int:
+    with tempfile.TemporaryDirectory() as directory:
+        out = Path(directory) / "callgrind.out"
+        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(driver), mode, str(count)],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for line in out.read_text(errors="replace").splitlines():
+            if line.startswith(("summary:", "totals:")):
+                return int(line.split()[1])
+    raise RuntimeError(f"no instruction total for {mode} {count}")
+
+
+def run_callgrind() -> dict:
+    if shutil.which("valgrind") is None:
+        sys.exit("valgrind is not installed (apt-get install valgrind)")
+    driver = build_driver()
+    results = {}
+    for number, _, ours, peer, _, count, _ in CALLGRIND:
+        for mode in (ours, peer):
+            small = callgrind_instructions(driver, mode, count)
+            large = callgrind_instructions(driver, mode, 2 * count)
+            per_op = (large - small) / count
+            log(f"callgrind {mode}: {small} @ {count}, {large} @ {2 * count} -> {per_op:.1f} instructions/op")
+            results[mode] = {"count": count, "small": small, "large": large, "per_op": per_op}
+    return results
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Formatting
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def fmt_ns(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:.2f} ms"
+    if value >= 10_000:
+        return f"{value / 1_000:.1f} µs"
+    if value >= 100:
+        return f"{value:,.0f} ns"
+    return f"{value:.1f} ns"
+
+
+def fmt_tick(value: float) -> str:
+    """An axis label: 1 ns, 20 ns, 500 ns, 1 µs, 20 µs, 1 ms."""
+    for scale, unit in ((1_000_000, "ms"), (1_000, "µs"), (1, "ns")):
+        if value >= scale:
+            return f"{value / scale:g} {unit}"
+    return f"{value:g} ns"
+
+
+def fmt_count(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value == int(value):
+        return f"{int(value)}"
+    return f"{value:.2f}"
+
+
+def fmt_ratio(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}×"
+
+
+def verdict(ok: bool | None) -> str:
+    return "" if ok is None else ("✅" if ok else "❌")
+
+
+def per_op(bench: dict, name: str, ops: int, key: str, missing: set) -> float | None:
+    entry = bench.get(jmh_key(name))
+    if entry is None:
+        missing.add(name)
+        return None
+    value = entry.get(key)
+    return None if value is None else value / ops
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Charts (plain SVG)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def nice_ceiling(value: float) -> float:
+    """The smallest 1, 2, 2.5 or 5 × 10^k at or above value."""
+    if value <= 0:
+        return 1.0
+    exponent = math.floor(math.log10(value))
+    for step in (1, 2, 2.5, 5, 10):
+        candidate = step * 10 ** exponent
+        if candidate >= value * 0.999:
+            return candidate
+    return 10 ** (exponent + 1)
+
+
+def svg_text(x: float, y: float, text: str, size: int = 12, anchor: str = "start", weight: str = "normal",
+             color: str = "#222", rotate: float | None = None) -> str:
+    transform = f' transform="rotate({rotate} {x:.1f} {y:.1f})"' if rotate is not None else ""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" font-weight="{weight}" '
+            f'fill="{color}"{transform}>{text}</text>')
+
+
+def scaling_svg(points: dict[str, list[tuple[int, float]]]) -> str:
+    """ns per operation (y, log scale) against N (x, log scale), one polyline per series."""
+    width, height = 760, 470
+    left, right, top, bottom = 80, 20, 50, 175
+    plot_w, plot_h = width - left - right, height - top - bottom
+    values = [v for series in points.values() for _, v in series if v > 0]
+    if not values:
+        values = [1.0, 10.0]
+    y_lo = 10 ** math.floor(math.log10(min(values)))
+    y_hi = 10 ** math.ceil(math.log10(max(values)))
+    if y_hi / y_lo < 100:
+        y_hi = y_lo * 100
+    x_lo, x_hi = math.log10(SIZES[0]), math.log10(SIZES[-1])
+
+    def x_of(n: float) -> float:
+        return left + (math.log10(n) - x_lo) / (x_hi - x_lo) * plot_w
+
+    def y_of(v: float) -> float:
+        return top + plot_h - (math.log10(v) - math.log10(y_lo)) / (math.log10(y_hi) - math.log10(y_lo)) * plot_h
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        svg_text(width / 2, 24, "Cost per operation against N (log–log; flat = O(1) per operation)", 15,
+                 "middle", "bold"),
+    ]
+    # Grid: decades on y with 2 and 5 in between, the four sizes on x.
+    decade = y_lo
+    while decade <= y_hi * 1.0001:
+        for step in (1, 2, 5):
+            v = decade * step
+            if v > y_hi * 1.0001:
+                break
+            y = y_of(v)
+            major = step == 1
+            parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" '
+                         f'stroke="{"#cccccc" if major else "#eeeeee"}" stroke-width="1"/>')
+            if major or plot_h / math.log10(y_hi / y_lo) > 60:
+                parts.append(svg_text(left - 8, y + 4, fmt_tick(v), 11, "end"))
+        decade *= 10
+    for n in SIZES:
+        x = x_of(n)
+        parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + plot_h}" stroke="#dddddd"/>')
+        exponent = int(round(math.log10(n)))
+        parts.append(svg_text(x, top + plot_h + 20, f"10{superscript(exponent)}", 13, "middle"))
+    parts.append(f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#333"/>')
+    parts.append(svg_text(left + plot_w / 2, top + plot_h + 42, "N (outstanding registrations, handlers, elements)",
+                          12, "middle"))
+    parts.append(svg_text(18, top + plot_h / 2, "time per operation (median)", 12, "middle", rotate=-90))
+    # Series.
+    for index, series in enumerate(SCALING):
+        data = [(n, v) for n, v in points.get(series.label, []) if v > 0]
+        if not data:
+            continue
+        dash = ' stroke-dasharray="6 4"' if series.dashed else ""
+        path = " ".join(f"{x_of(n):.1f},{y_of(v):.1f}" for n, v in data)
+        parts.append(f'<polyline points="{path}" fill="none" stroke="{series.color}" stroke-width="2.5"{dash}/>')
+        for n, v in data:
+            parts.append(f'<circle cx="{x_of(n):.1f}" cy="{y_of(v):.1f}" r="4" fill="{series.color}"/>')
+        # Legend below the plot.
+        ly = top + plot_h + 66 + index * 20
+        parts.append(f'<line x1="{left}" y1="{ly - 4}" x2="{left + 30}" y2="{ly - 4}" stroke="{series.color}" '
+                     f'stroke-width="2.5"{dash}/>')
+        parts.append(f'<circle cx="{left + 15}" cy="{ly - 4}" r="4" fill="{series.color}"/>')
+        first, last = data[0][1], data[-1][1]
+        parts.append(svg_text(left + 40, ly, f"{series.label}, per {series.per}: {fmt_ns(first)} → {fmt_ns(last)} "
+                              f"({fmt_ratio(last / first)})", 12))
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def ratios_svg(rows: list[tuple[str, float, float | None]]) -> str:
+    """FutureLib / peer time ratios as bars from 1× (log scale: left is faster than the peer, right slower), with a
+    black tick at each target."""
+    width = 760
+    bar_h, gap = 22, 10
+    left, right, top, bottom = 290, 30, 58, 45
+    height = top + bottom + max(1, len(rows)) * (bar_h + gap)
+    plot_w = width - left - right
+    values = [r for _, r, _ in rows if r > 0] + [t for _, _, t in rows if t] + [1.0]
+    lo = 10 ** math.floor(math.log10(min(values) / 1.2))
+    hi = 10 ** math.ceil(math.log10(max(values) * 1.2))
+
+    def x_of(v: float) -> float:
+        return left + (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo)) * plot_w
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        svg_text(width / 2, 22, "FutureLib time / peer time, same run (log scale)", 15, "middle", "bold"),
+        svg_text(x_of(1.0) - 8, 44, "◀ FutureLib faster", 11, "end", color="#2ca02c"),
+        svg_text(x_of(1.0) + 8, 44, "FutureLib slower ▶", 11, "start", color="#d62728"),
+    ]
+    decade = lo
+    while decade <= hi * 1.0001:
+        for step in (1, 2, 5):
+            v = decade * step
+            if v > hi * 1.0001:
+                break
+            x = x_of(v)
+            parts.append(f'<line x1="{x:.1f}" y1="{top - 6}" x2="{x:.1f}" y2="{height - bottom}" '
+                         f'stroke="{"#dddddd" if step == 1 else "#f0f0f0"}"/>')
+            parts.append(svg_text(x, height - bottom + 18, f"{v:g}×", 11, "middle"))
+        decade *= 10
+    one = x_of(1.0)
+    for index, (label, value, target) in enumerate(rows):
+        y = top + index * (bar_h + gap)
+        if target is None:
+            color = "#9a9a9a"
+        else:
+            color = "#2ca02c" if value <= target else "#d62728"
+        parts.append(svg_text(left - 10, y + bar_h * 0.7, label, 12, "end"))
+        x0, x1 = sorted((one, x_of(value)))
+        parts.append(f'<rect x="{x0:.1f}" y="{y}" width="{max(1.5, x1 - x0):.1f}" height="{bar_h}" '
+                     f'fill="{color}" opacity="0.85"/>')
+        ends = [x_of(value)] + ([x_of(target)] if target is not None else [])
+        if value >= 1.0:
+            parts.append(svg_text(max(ends) + 6, y + bar_h * 0.7, fmt_ratio(value), 12))
+        else:
+            parts.append(svg_text(min(ends + [one]) - 6, y + bar_h * 0.7, fmt_ratio(value), 12, "end"))
+        if target is not None:
+            tx = x_of(target)
+            parts.append(f'<line x1="{tx:.1f}" y1="{y - 3}" x2="{tx:.1f}" y2="{y + bar_h + 3}" stroke="#000" '
+                         f'stroke-width="3"/>')
+    parts.append(f'<line x1="{one:.1f}" y1="{top - 6}" x2="{one:.1f}" y2="{height - bottom}" stroke="#444" '
+                 f'stroke-width="1.5"/>')
+    parts.append(f'<line x1="{left}" y1="{height - bottom}" x2="{left + plot_w}" y2="{height - bottom}" '
+                 f'stroke="#333"/>')
+    legend_y = height - 8
+    parts.append(f'<rect x="{left}" y="{legend_y - 9}" width="12" height="10" fill="#2ca02c"/>')
+    parts.append(svg_text(left + 16, legend_y, "meets its target", 11))
+    parts.append(f'<rect x="{left + 130}" y="{legend_y - 9}" width="12" height="10" fill="#d62728"/>')
+    parts.append(svg_text(left + 146, legend_y, "misses it", 11))
+    parts.append(f'<rect x="{left + 230}" y="{legend_y - 9}" width="12" height="10" fill="#9a9a9a"/>')
+    parts.append(svg_text(left + 246, legend_y, "no target", 11))
+    parts.append(f'<line x1="{left + 340}" y1="{legend_y - 11}" x2="{left + 340}" y2="{legend_y + 2}" '
+                 f'stroke="#000" stroke-width="3"/>')
+    parts.append(svg_text(left + 348, legend_y, "target", 11))
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The report
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def render(bench_data: dict | None, callgrind_data: dict | None) -> None:
+    bench = (bench_data or {}).get("results", {})
+    machine = (bench_data or {}).get("machine") or (callgrind_data or {}).get("machine") or {}
+    missing: set[str] = set()
+    checks: list[tuple[str, bool]] = []
+    chart_rows: list[tuple[str, float, float | None]] = []
+    lines: list[str] = []
+    add = lines.append
+
+    add("# Performance")
+    add("")
+    add("<!-- Generated by Scripts/bench-report.py (`make bench-report`); edit the script, not this file. -->")
+    add("")
+    add("FutureLib measured side by side with what a Swift user would pick instead: SwiftNIO's `EventLoopFuture` "
+        "for futures, Swift concurrency (`Task`, `withTaskCancellationHandler`) for async access and "
+        "cancellation, and a bare `Mutex` as the floor for `cancel()`. Every FutureLib number is compared with "
+        "its peer's from **the same run on the same machine**; the ratio (FutureLib / peer, lower is better) is "
+        "what to read, not the absolute times.")
+    add("")
+    add("## Method")
+    add("")
+    if machine:
+        packages = ", ".join(f"{k} {v}" for k, v in sorted(machine.get("packages", {}).items()))
+        add(f"- **Machine**: {machine.get('cpu')}, {machine.get('cores')} cores, {machine.get('os')}; "
+            f"shared with other work while measuring, so wall-clock times are noisy.")
+        add(f"- **Toolchain**: {machine.get('swift')}; release build (`-c release`, the benchmark plugin's "
+            f"default). Peers: {packages or 'see Benchmarks/Package.swift'}.")
+        add(f"- **Code measured**: commit {machine.get('commit')}, run {machine.get('date')}.")
+    add("- **Harness**: [ordo-one/benchmark](https://github.com/ordo-one/benchmark) with its `MallocInterposer` "
+        "trait (`Benchmarks/`, `make bench`). An iteration usually does 1,000 operations; each benchmark runs "
+        "for at most about a second (a few iterations for the 10⁶ sizes). The numbers are the **median (p50)** "
+        "over the iterations of wall-clock time and of `malloc` calls, divided by the operations per iteration. "
+        "Mallocs per operation include the harness's own few per iteration (≈ 0.02 per operation at 1,000 "
+        "operations per iteration).")
+    add("- **Ratios** are FutureLib / peer from the same run. ✅ / ❌ say whether the target from the issue "
+        "is met in this run; a ratio close to its target can flip between runs on a noisy machine.")
+    add("- **Instruction counts** (`valgrind --tool=callgrind`, `make bench-callgrind`) do not depend on the "
+        "machine's load: the same binary gives the same count to within 0.01 % on every run, so they are the "
+        "numbers to compare before and after a change. They count instructions, not cache misses or lock contention.")
+    add("- Regenerate everything with `make bench-report` (about 5 minutes on 2 cores after the first build); "
+        "`python3 Scripts/bench-report.py --render` rewrites this page from the saved results in "
+        "`Benchmarks/Results/`.")
+    add("")
+
+    # Paired groups.
+    for group in GROUPS:
+        add(f"## {group.title}")
+        add("")
+        add(group.intro)
+        add("")
+        add("| # | Scenario | FutureLib | Peer | Peer time | Ratio | Target | FutureLib mallocs | Peer mallocs | |")
+        add("|---|----------|----------:|------|----------:|------:|-------:|------------------:|-------------:|---|")
+        notes = []
+        for pair in group.pairs:
+            ours_t = per_op(bench, pair.ours, pair.ops, "wall_ns", missing)
+            peer_t = per_op(bench, pair.peer, pair.ops, "wall_ns", missing)
+            ours_m = per_op(bench, pair.ours, pair.ops, "mallocs", missing)
+            peer_m = per_op(bench, pair.peer, pair.ops, "mallocs", missing)
+            r = ratio(ours_t, peer_t)
+            marks = []
+            target = "–"
+            if pair.target is not None:
+                target = f"≤ {pair.target:g}"
+                if r is not None:
+                    ok = r <= pair.target
+                    marks.append(verdict(ok))
+                    checks.append((f"({pair.number}) {pair.scenario}: time ratio {fmt_ratio(r)} ≤ {pair.target:g}", ok))
+            malloc_cell = fmt_count(ours_m)
+            if pair.malloc_target and ours_m is not None and peer_m is not None:
+                ok = ours_m <= peer_m + 1e-9
+                malloc_cell += f" {verdict(ok)}"
+                checks.append((f"({pair.number}) mallocs per {pair.unit}: {fmt_count(ours_m)} ≤ NIO's "
+                               f"{fmt_count(peer_m)}", ok))
+            scenario = pair.scenario
+            if pair.note:
+                notes.append(pair.note)
+                scenario += f" <sup>{len(notes)}</sup>"
+            add(f"| {pair.number} | {scenario} | {fmt_ns(ours_t)}/{pair.unit} | {pair.peer_label} | "
+                f"{fmt_ns(peer_t)} | **{fmt_ratio(r)}** | {target} | {malloc_cell} | {fmt_count(peer_m)} | "
+                f"{' '.join(marks)} |")
+            if r is not None:
+                chart_rows.append((f"({pair.number}) {strip_markdown(pair.short or pair.scenario)}", r, pair.target))
+        add("")
+        for index, note in enumerate(notes, 1):
+            add(f"<sup>{index}</sup> {note[0].upper() + note[1:]}.  ")
+        if notes:
+            add("")
+
+    # Singles.
+    add("### Registrations that need no storage")
+    add("")
+    add("| Benchmark | Time | Mallocs | Expected | |")
+    add("|-----------|-----:|--------:|----------|---|")
+    for label, name, ops, expect in SINGLES:
+        t = per_op(bench, name, ops, "wall_ns", missing)
+        m = per_op(bench, name, ops, "mallocs", missing)
+        ok = None if m is None else m < 0.5  # below one malloc per 2 operations: the harness's, not ours
+        add(f"| {label} | {fmt_ns(t)} | {fmt_count(m)} | {expect} | {verdict(ok)} |")
+        if ok is not None:
+            checks.append((f"{strip_markdown(label)}: {expect}", ok))
+    add("")
+
+    # Scaling.
+    add("## Scaling (8)")
+    add("")
+    add("The cost of one operation as the structure grows from 10³ to 10⁶: `unregister()` with N registrations "
+        "outstanding on one token (1,000 unregistered per iteration, newest first or picked at random — random "
+        "ones are cold in the cache at 10⁶), `cancel()` of one request with N handlers (per handler), and "
+        "`traverse` of N elements on `.synchronous` (per element), beside NIO making N succeeded futures and "
+        "`whenAllSucceed` on them. O(1) operations give flat lines; what rises at 10⁶ is memory traffic "
+        "(the working set outgrows the caches). Each point is the median of few iterations (5 at 10⁶), and "
+        "on this shared machine a single point can move by up to 2× between runs: read the trend, not a point.")
+    add("")
+    add("![Time per operation against N, log-log](images/scaling.svg)")
+    add("")
+    header = "| Operation | " + " | ".join(f"N = 10{superscript(int(math.log10(n)))}" for n in SIZES)
+    add(header + " | 10⁶ / 10³ | Target | Mallocs/op at 10⁶ |")
+    add("|---|" + "---:|" * (len(SIZES) + 1) + "---:|---:|")
+    points: dict[str, list[tuple[int, float]]] = {}
+    for series in SCALING:
+        cells, values = [], []
+        mallocs_last = None
+        for n in SIZES:
+            ops = n if series.ops_is_size else KILO
+            t = per_op(bench, series.template.format(n=n), ops, "wall_ns", missing)
+            cells.append(fmt_ns(t))
+            if t is not None:
+                values.append((n, t))
+            if n == SIZES[-1]:
+                mallocs_last = per_op(bench, series.template.format(n=n), ops, "mallocs", missing)
+        points[series.label] = values
+        growth = None
+        if values and values[0][0] == SIZES[0] and values[-1][0] == SIZES[-1]:
+            growth = values[-1][1] / values[0][1]
+        target = "–"
+        mark = ""
+        if series.target is not None:
+            target = f"≤ {series.target:g}"
+            if growth is not None:
+                ok = growth <= series.target
+                mark = " " + verdict(ok)
+                checks.append((f"(8) {series.label}: 10⁶ / 10³ = {fmt_ratio(growth)} ≤ {series.target:g}", ok))
+        add(f"| {series.label} (per {series.per}) | " + " | ".join(cells)
+            + f" | **{fmt_ratio(growth)}**{mark} | {target} | {fmt_count(mallocs_last)} |")
+    add("")
+
+    # Callgrind.
+    add("## Instruction counts (callgrind)")
+    add("")
+    if callgrind_data and callgrind_data.get("results"):
+        cg = callgrind_data["results"]
+        cg_machine = callgrind_data.get("machine", {})
+        add("`valgrind --tool=callgrind` on `Benchmarks/Callgrind/CallgrindDriver` (release, debug info stripped), each "
+            "scenario run with n and 2n operations; instructions per operation = (I(2n) − I(n)) / n, so start-up "
+            "and one-time costs cancel out. Free of the machine's noise: the same binary gives the same count, to "
+            "within 0.01 %, on every run. "
+            f"Run {cg_machine.get('date', '?')} on commit {cg_machine.get('commit', '?')}; reproduce with "
+            "`make bench-callgrind`.")
+        add("")
+        add("| # | Scenario | FutureLib instr/op | Peer | Peer instr/op | Ratio | Target | |")
+        add("|---|----------|-------------------:|------|-------------:|------:|-------:|---|")
+        for number, scenario, ours, peer, peer_label, _, target in CALLGRIND:
+            a = cg.get(ours, {}).get("per_op")
+            b = cg.get(peer, {}).get("per_op")
+            r = ratio(a, b)
+            ok = None if (r is None or target is None) else r <= target
+            add(f"| {number} | {scenario} | {fmt_count(a)} | {peer_label} | {fmt_count(b)} | **{fmt_ratio(r)}** | "
+                f"{'–' if target is None else f'≤ {target:g}'} | {verdict(ok)} |")
+            if ok is not None:
+                checks.append((f"({number}) {strip_markdown(scenario)}: instructions ratio {fmt_ratio(r)} ≤ "
+                               f"{target:g}", ok))
+        add("")
+    else:
+        add("Not run yet: `make bench-callgrind`.")
+        add("")
+
+    # Ratios chart and summary.
+    add("## Ratios at a glance")
+    add("")
+    add("![FutureLib / peer time ratios](images/ratios.svg)")
+    add("")
+    add("## Targets")
+    add("")
+    add("From the issue; wall-clock targets are read from the run above, instruction targets from callgrind.")
+    add("")
+    for text, ok in checks:
+        add(f"- {verdict(ok)} {text}")
+    add("")
+    if missing:
+        add("Missing from this run (shown as –): " + ", ".join(f"`{m}`" for m in sorted(missing)) + ".")
+        add("")
+        for name in sorted(missing):
+            log(f"missing benchmark: {name}")
+
+    REPORT.parent.mkdir(parents=True, exist_ok=True)
+    REPORT.write_text("\n".join(lines))
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    SCALING_SVG.write_text(scaling_svg(points))
+    RATIOS_SVG.write_text(ratios_svg(chart_rows))
+    log(f"wrote {REPORT.relative_to(ROOT)}, {SCALING_SVG.relative_to(ROOT)}, {RATIOS_SVG.relative_to(ROOT)}")
+
+
+def strip_markdown(text: str) -> str:
+    return text.replace("`", "")
+
+
+def superscript(number: int) -> str:
+    return str(number).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def load(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def save(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--benchmarks", action="store_true", help="run the benchmarks only, then render")
+    mode.add_argument("--callgrind", action="store_true", help="run callgrind only, then render")
+    mode.add_argument("--render", action="store_true", help="only render from Benchmarks/Results/")
+    parser.add_argument("--filter", help="passed to the benchmark plugin (a regex on names); results are merged "
+                        "into the saved ones")
+    args = parser.parse_args()
+
+    do_bench = not (args.callgrind or args.render)
+    do_callgrind = not (args.benchmarks or args.render)
+
+    if do_bench:
+        extra = ["--filter", args.filter] if args.filter else []
+        results = run_benchmarks(extra)
+        if args.filter:
+            previous = (load(BENCH_RESULTS) or {}).get("results", {})
+            results = {**previous, **results}
+        save(BENCH_RESULTS, {"machine": machine_description(), "results": results})
+    if do_callgrind:
+        save(CALLGRIND_RESULTS, {"machine": machine_description(), "results": run_callgrind()})
+    render(load(BENCH_RESULTS), load(CALLGRIND_RESULTS))
+
+
+if __name__ == "__main__":
+    main()

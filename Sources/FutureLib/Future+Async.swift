@@ -14,8 +14,11 @@ extension Future {
     ///
     /// - Returns: The value.
     /// - Throws: `CancellationError` if the task was cancelled, otherwise the future's error.
+    @inlinable
     public func value() async throws -> Value {
-        try await awaitResult(timeout: nil).get()
+        // Specialized in the caller: an already completed future costs one atomic load and a lock.
+        if isCompleted, let result { return try result.get() }
+        return try await awaitResult(timeout: nil).get()
     }
 
     /// Suspends until the future completes or `timeout` passes, and returns its value.
@@ -28,8 +31,10 @@ extension Future {
     /// - Returns: The value.
     /// - Throws: ``FutureError/timeout`` if the future is still pending at the deadline,
     ///   `CancellationError` if the task was cancelled, otherwise the future's error.
+    @inlinable
     public func value(timeout: Duration) async throws -> Value {
-        try await awaitResult(timeout: timeout).get()
+        if isCompleted, let result { return try result.get() }
+        return try await awaitResult(timeout: timeout).get()
     }
 
     /// Suspends until the future completes or `timeout` passes.
@@ -49,7 +54,8 @@ extension Future {
 
     /// The result; or `CancellationError` when the task is cancelled first, or
     /// `FutureError.timeout` when the timeout passes first.
-    private func awaitResult(timeout: Duration?) async throws -> Result<Value, any Error> {
+    @usableFromInline
+    func awaitResult(timeout: Duration?) async throws -> Result<Value, any Error> {
         if let result { return result }
         // One request for both ways the wait can end early (task cancellation and the timeout);
         // cancelling it removes the continuation from the future.

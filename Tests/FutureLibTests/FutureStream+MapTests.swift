@@ -145,10 +145,17 @@ struct FutureStreamMapTests {
         calls: Counter
     ) -> FutureStream<Int> {
         switch combinator {
-        case .map: stream.map(on: .synchronous, cancellationToken: token) { calls.increment(); return $0 }
+        case .map:
+            stream.map(on: .synchronous, cancellationToken: token) {
+                calls.increment()
+                return $0
+            }
         case .filter: stream.filter(on: .synchronous, cancellationToken: token) { _ in calls.increment() > 0 }
         case .flatMapFuture:
-            stream.flatMap(on: .synchronous, cancellationToken: token) { calls.increment(); return Future(value: $0) }
+            stream.flatMap(on: .synchronous, cancellationToken: token) {
+                calls.increment()
+                return Future(value: $0)
+            }
         case .flatMapStream:
             stream.flatMap(on: .synchronous, cancellationToken: token) { value -> FutureStream<Int> in
                 calls.increment()
@@ -160,7 +167,10 @@ struct FutureStreamMapTests {
         case .recoverWith:
             stream.recoverWith(on: .synchronous, cancellationToken: token) { _ in Future(value: calls.increment()) }
         case .mapError:
-            stream.mapError(on: .synchronous, cancellationToken: token) { calls.increment(); return $0 }
+            stream.mapError(on: .synchronous, cancellationToken: token) {
+                calls.increment()
+                return $0
+            }
         case .andThen: stream.andThen(on: .synchronous, cancellationToken: token) { _ in calls.increment() }
         }
     }

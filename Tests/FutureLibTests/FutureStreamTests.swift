@@ -22,7 +22,11 @@ struct FutureStreamTests {
         let queue = DispatchQueue(label: "stream-order")
         let recorders = (0..<4).map { _ in StreamRecorder<Int>() }
         for recorder in recorders {
-            if serial { recorder.record(promise.stream, on: queue) } else { recorder.record(promise.stream, on: .default) }
+            if serial {
+                recorder.record(promise.stream, on: queue)
+            } else {
+                recorder.record(promise.stream, on: .default)
+            }
         }
         for value in 0..<1_000 { promise.success(value) }
         promise.finish()
@@ -201,7 +205,9 @@ struct FutureStreamTests {
         let successes = Counter()
         let failures = Locked<[any Error]>([])
         promise.stream.onSuccess(on: .synchronous, cancellationToken: .cancelled) { _ in successes.increment() }
-        promise.stream.onFailure(on: .synchronous, cancellationToken: .cancelled) { e in failures.withLock { $0.append(e) } }
+        promise.stream.onFailure(on: .synchronous, cancellationToken: .cancelled) { e in
+            failures.withLock { $0.append(e) }
+        }
         promise.success(2)
         #expect(successes.value == 0)
         #expect(failures.value.count == 1 && failures.value.first is CancellationError)

@@ -33,6 +33,8 @@ private var sequenceConfiguration: Benchmark.Configuration {
 }
 
 let benchmarks: @Sendable () -> Void = {
+    streamBenchmarks()  // StreamBenchmarks.swift
+
     // MARK: 1. promise + one continuation + completion
 
     Benchmark("FutureLib: promise + 1 callback + succeed", configuration: configuration) { benchmark in

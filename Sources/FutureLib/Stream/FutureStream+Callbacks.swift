@@ -26,7 +26,8 @@ extension FutureStream {
     ///   - context: Where `f` runs. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Unsubscribes `f`; it then gets `CancellationError`.
     ///   - f: The handler.
-    public func onComplete(
+    @inlinable
+public func onComplete(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ f: @escaping @Sendable (Result<Value, any Error>) -> Void
@@ -56,7 +57,8 @@ extension FutureStream {
     ///   - context: Where `f` runs. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Unsubscribes `f`.
     ///   - f: The handler.
-    public func onSuccess(
+    @inlinable
+public func onSuccess(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ f: @escaping @Sendable (Value) -> Void
@@ -80,7 +82,8 @@ extension FutureStream {
     ///   - context: Where `f` runs. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Unsubscribes `f`; it then gets `CancellationError`.
     ///   - f: The handler.
-    public func onFailure(
+    @inlinable
+public func onFailure(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ f: @escaping @Sendable (any Error) -> Void
@@ -109,7 +112,8 @@ extension FutureStream {
     ///   - context: Where `f` runs. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Unsubscribes `f`.
     ///   - f: The handler.
-    public func onFinish(
+    @inlinable
+public func onFinish(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ f: @escaping @Sendable () -> Void

@@ -22,7 +22,8 @@ extension FutureStream {
     ///   - cancellationToken: Cancels and finishes the new stream.
     ///   - transform: Turns a value into the new value.
     /// - Returns: A stream of the transformed values.
-    public func map<U: Sendable>(
+    @inlinable
+public func map<U: Sendable>(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ transform: @escaping @Sendable (Value) throws -> U
@@ -131,7 +132,8 @@ extension FutureStream {
     ///   - cancellationToken: Cancels and finishes the new stream.
     ///   - isIncluded: The test a value must pass.
     /// - Returns: A stream of the values that passed, and of the errors.
-    public func filter(
+    @inlinable
+public func filter(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ isIncluded: @escaping @Sendable (Value) throws -> Bool
@@ -162,7 +164,8 @@ extension FutureStream {
     ///   - cancellationToken: Cancels and finishes the new stream.
     ///   - sideEffect: Called with each result.
     /// - Returns: A stream of the same results.
-    public func andThen(
+    @inlinable
+public func andThen(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ sideEffect: @escaping @Sendable (Result<Value, any Error>) -> Void

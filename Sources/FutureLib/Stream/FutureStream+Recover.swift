@@ -16,7 +16,8 @@ extension FutureStream {
     ///   - cancellationToken: Cancels and finishes the new stream.
     ///   - transform: Turns an error into a value.
     /// - Returns: A stream of the values and recovered values.
-    public func recover(
+    @inlinable
+public func recover(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ transform: @escaping @Sendable (any Error) throws -> Value
@@ -69,7 +70,8 @@ extension FutureStream {
     ///   - cancellationToken: Cancels and finishes the new stream.
     ///   - transform: Turns an error into the new error.
     /// - Returns: A stream of the values and the transformed errors.
-    public func mapError(
+    @inlinable
+public func mapError(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ transform: @escaping @Sendable (any Error) -> any Error

@@ -48,9 +48,10 @@ public final class FutureStream<Value: Sendable>: Sendable {
     /// ```
     public let capacity: Int
 
-    let state: Lock<StreamState<Value>>
+    @usableFromInline let state: Lock<StreamState<Value>>
 
     /// An empty stream, written through ``publish(_:)`` and ``finish()``.
+    @usableFromInline
     init(capacity: Int) {
         precondition(capacity >= 0, "capacity must not be negative")
         self.capacity = capacity
@@ -76,7 +77,7 @@ public final class FutureStream<Value: Sendable>: Sendable {
     // MARK: - Writing (internal: promises, adapters and combinators)
 
     /// Records `result` and hands it to every subscriber; false when the stream is finished.
-    @discardableResult
+    @inlinable @discardableResult
     func publish(_ result: Result<Value, any Error>) -> Bool {
         // `evicted` is released when this statement ends, outside the lock.
         guard let (ready, _) = state.withLock({ $0.publish(result) }) else { return false }
@@ -85,7 +86,7 @@ public final class FutureStream<Value: Sendable>: Sendable {
     }
 
     /// Ends the stream; false when it had ended already.
-    @discardableResult
+    @inlinable @discardableResult
     func finish() -> Bool {
         guard let (ready, registrations) = state.withLock({ $0.finish() }) else { return false }
         for registration in registrations { registration.unregister() }
@@ -94,12 +95,14 @@ public final class FutureStream<Value: Sendable>: Sendable {
     }
 
     /// Publishes `CancellationError` and finishes: what a cancelled combinator token does.
+    @usableFromInline
     func cancelAndFinish() {
         publish(.failure(CancellationError()))
         finish()
     }
 
     /// Cancels and finishes the stream at once if `token` is cancelled; true if it was.
+    @usableFromInline
     func cancelIfRequested(_ token: CancellationToken) -> Bool {
         guard token.isCancellationRequested else { return false }
         cancelAndFinish()
@@ -108,12 +111,14 @@ public final class FutureStream<Value: Sendable>: Sendable {
 
     /// Cancels and finishes the stream when `token` is cancelled; the token's handler is released
     /// when the stream finishes.
+    @usableFromInline
     func cancelOnRequest(of token: CancellationToken) {
         guard token.canBeCancelled else { return }
         releaseOnFinish(token.onCancel { [self] in cancelAndFinish() })
     }
 
     /// Keeps `registration` until the stream finishes, then unregisters it (at once if it has).
+    @usableFromInline
     func releaseOnFinish(_ registration: CancellationRegistration) {
         let finished = state.withLock { state -> Bool in
             guard !state.isFinished else { return true }
@@ -127,6 +132,7 @@ public final class FutureStream<Value: Sendable>: Sendable {
 
     /// Adds a subscriber that gets the kept results, then every new one, then `.finished`; or
     /// `.cancelled` (and nothing more) once `cancellationToken` is cancelled.
+    @inlinable
     func subscribe(
         on context: any ExecutionContext,
         cancellationToken: CancellationToken,

@@ -55,7 +55,8 @@ public final class StreamPromise<Value: Sendable>: Sendable {
     /// ```
     ///
     /// - Parameter value: The value; ignored if the stream has finished.
-    public func success(_ value: Value) {
+    @inlinable
+public func success(_ value: Value) {
         stream.publish(.success(value))
     }
 
@@ -66,7 +67,8 @@ public final class StreamPromise<Value: Sendable>: Sendable {
     /// ```
     ///
     /// - Parameter error: The error; ignored if the stream has finished.
-    public func failure(_ error: any Error) {
+    @inlinable
+public func failure(_ error: any Error) {
         stream.publish(.failure(error))
     }
 
@@ -77,7 +79,8 @@ public final class StreamPromise<Value: Sendable>: Sendable {
     /// ```
     ///
     /// - Parameter result: The result; ignored if the stream has finished.
-    public func resolve(_ result: Result<Value, any Error>) {
+    @inlinable
+public func resolve(_ result: Result<Value, any Error>) {
         stream.publish(result)
     }
 
@@ -90,7 +93,8 @@ public final class StreamPromise<Value: Sendable>: Sendable {
     /// ```
     ///
     /// Calling it again does nothing.
-    public func finish() {
+    @inlinable
+public func finish() {
         stream.finish()
     }
 

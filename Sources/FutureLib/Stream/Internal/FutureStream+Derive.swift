@@ -4,6 +4,7 @@ extension FutureStream {
     /// A stream of the same capacity fed by `body`, which runs on `context` for each result of
     /// this stream. It finishes when this one does (through `finished` when given), and is
     /// cancelled (a `CancellationError`, then the end) as soon as `cancellationToken` is.
+    @inlinable
     func derive<U: Sendable>(
         on context: any ExecutionContext,
         cancellationToken: CancellationToken,

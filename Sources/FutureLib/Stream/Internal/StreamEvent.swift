@@ -1,4 +1,5 @@
 /// What a stream hands to one subscriber: a result, or the end of its subscription.
+@usableFromInline
 enum StreamEvent<Value: Sendable>: Sendable {
     /// One result of the stream.
     case result(Result<Value, any Error>)
@@ -8,6 +9,7 @@ enum StreamEvent<Value: Sendable>: Sendable {
     case cancelled
 
     /// Whether nothing follows this event.
+    @inlinable
     var isTerminal: Bool {
         if case .result = self { return false }
         return true
@@ -16,19 +18,23 @@ enum StreamEvent<Value: Sendable>: Sendable {
 
 /// The last `capacity` results of a stream, oldest first, in a ring that never grows past
 /// `capacity` (`Int.max` means "keep everything").
+@usableFromInline
 struct RecentResults<Value: Sendable>: Sendable {
-    let capacity: Int
-    private var storage: [Result<Value, any Error>] = []
+    @usableFromInline let capacity: Int
+    @usableFromInline var storage: [Result<Value, any Error>] = []
     /// Index of the oldest result once `storage` is full.
-    private var head = 0
+    @usableFromInline var head = 0
 
+    @inlinable
     init(capacity: Int) {
         self.capacity = capacity
     }
 
+    @inlinable
     var isEmpty: Bool { storage.isEmpty }
 
     /// Appends `result`; returns the result it evicted, so the caller can drop it outside its lock.
+    @inlinable
     mutating func append(_ result: Result<Value, any Error>) -> Result<Value, any Error>? {
         guard capacity > 0 else { return result }
         guard storage.count == capacity else {
@@ -42,6 +48,7 @@ struct RecentResults<Value: Sendable>: Sendable {
     }
 
     /// The kept results, oldest first.
+    @inlinable
     var elements: [Result<Value, any Error>] {
         guard head > 0 else { return storage }
         return Array(storage[head...] + storage[..<head])

@@ -1,28 +1,36 @@
 /// The state of one ``FutureStream`` as a value; the stream owns it in a `Lock` and carries out
 /// what the mutating events return after the lock is released.
+@usableFromInline
 struct StreamState<Value: Sendable>: Sendable {
-    var recent: RecentResults<Value>
+    @usableFromInline var recent: RecentResults<Value>
     /// Live subscribers in registration order, each with the id its token handler removes it by.
-    var subscribers: [(id: UInt64, subscriber: StreamSubscriber<Value>)] = []
-    var nextID: UInt64 = 0
-    var isFinished = false
+    @usableFromInline var subscribers: [(id: UInt64, subscriber: StreamSubscriber<Value>)] = []
+    @usableFromInline var nextID: UInt64 = 0
+    @usableFromInline var isFinished = false
     /// Token registrations to release when the stream finishes (combinators' `cancellationToken`).
-    var registrations: [CancellationRegistration] = []
+    @usableFromInline var registrations: [CancellationRegistration] = []
 
+    @inlinable
     init(capacity: Int) {
         recent = RecentResults(capacity: capacity)
     }
 
     /// Subscribers to schedule after the lock is released (no array for the common single one).
+    @usableFromInline
     struct Ready: Sendable {
-        var first: StreamSubscriber<Value>?
-        var more: [StreamSubscriber<Value>] = []
+        @usableFromInline var first: StreamSubscriber<Value>?
+        @usableFromInline var more: [StreamSubscriber<Value>] = []
 
+        @inlinable
+        init() {}
+
+        @inlinable
         mutating func append(_ subscriber: StreamSubscriber<Value>) {
             if first == nil { first = subscriber } else { more.append(subscriber) }
         }
 
         /// Starts every subscriber's delivery. Never call it with a lock held.
+        @inlinable
         func schedule() {
             first?.schedule()
             for subscriber in more { subscriber.schedule() }
@@ -31,6 +39,7 @@ struct StreamState<Value: Sendable>: Sendable {
 
     /// Records `result` and queues it for every subscriber; nil when the stream is finished.
     /// `evicted` is the result that fell out of the ring, to release outside the lock.
+    @inlinable
     mutating func publish(
         _ result: Result<Value, any Error>
     ) -> (ready: Ready, evicted: Result<Value, any Error>?)? {
@@ -46,6 +55,7 @@ struct StreamState<Value: Sendable>: Sendable {
     /// Finishes the stream; nil when it was already finished. The subscribers are dropped from
     /// the state (each one gets `.finished` after its results) and the registrations returned
     /// for the caller to release.
+    @inlinable
     mutating func finish() -> (ready: Ready, registrations: [CancellationRegistration])? {
         guard !isFinished else { return nil }
         isFinished = true
@@ -60,6 +70,7 @@ struct StreamState<Value: Sendable>: Sendable {
 
     /// Replays the kept results (and the end, if finished) to `subscriber` and, unless the stream
     /// is finished, stores it. Returns its id (nil when finished) and whether to schedule it.
+    @inlinable
     mutating func subscribe(_ subscriber: StreamSubscriber<Value>) -> (id: UInt64?, schedule: Bool) {
         var replay = recent.elements.map { StreamEvent.result($0) }
         if isFinished { replay.append(.finished) }
@@ -72,6 +83,7 @@ struct StreamState<Value: Sendable>: Sendable {
     }
 
     /// Removes a subscriber (its token was cancelled); nil when it is gone already.
+    @inlinable
     mutating func unsubscribe(_ id: UInt64) -> StreamSubscriber<Value>? {
         guard let index = subscribers.firstIndex(where: { $0.id == id }) else { return nil }
         return subscribers.remove(at: index).subscriber

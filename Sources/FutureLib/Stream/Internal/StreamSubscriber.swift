@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization  // public: `isCancelled` is read by inlinable code
 
 /// One subscriber of a stream: its handler, its context, and a mailbox of events not yet
 /// delivered.
@@ -7,29 +7,43 @@ import Synchronization
 /// queued events and runs the handler on them in order, and schedules itself again only when new
 /// events arrive after it emptied the mailbox. So a subscriber sees the stream's events in order
 /// even on a concurrent context, and a slow subscriber never blocks the producer or the others.
+///
+/// Inlinable, like ``Future``'s completion path: specialized in the caller, a result reaches its
+/// handler without generic metadata lookups (they were a third of the time per event).
+@usableFromInline
 final class StreamSubscriber<Value: Sendable>: Sendable {
-    typealias Handler = @Sendable (StreamEvent<Value>) -> Void
+    @usableFromInline typealias Handler = @Sendable (StreamEvent<Value>) -> Void
 
-    private struct Mailbox: Sendable {
-        var pending: [StreamEvent<Value>] = []
+    @usableFromInline
+    struct Mailbox: Sendable {
+        @usableFromInline var pending: [StreamEvent<Value>] = []
+        /// An empty array with the capacity of the last batch, to queue the next results without
+        /// allocating.
+        @usableFromInline var spare: [StreamEvent<Value>] = []
         /// A drain job is queued or running; it delivers whatever is pending.
-        var isScheduled = false
+        @usableFromInline var isScheduled = false
         /// A terminal event is queued; later events are dropped.
-        var isTerminated = false
+        @usableFromInline var isTerminated = false
         /// The terminal event was delivered, and the handler and registration released.
-        var isReleased = false
-        var handler: Handler?
-        var registration: CancellationRegistration?
+        @usableFromInline var isReleased = false
+        @usableFromInline var handler: Handler?
+        @usableFromInline var registration: CancellationRegistration?
+
+        @inlinable
+        init(handler: @escaping Handler) {
+            self.handler = handler
+        }
     }
 
-    private let context: any ExecutionContext
+    @usableFromInline let context: any ExecutionContext
     /// False for a subscriber that waits only for the end (`onFinish`): results are not queued.
-    private let wantsResults: Bool
-    private let mailbox: Lock<Mailbox>
+    @usableFromInline let wantsResults: Bool
+    @usableFromInline let mailbox: Lock<Mailbox>
     /// Set by `cancel()`, read before each delivery of a batch already taken: no result reaches
     /// the handler after `cancel()` returned, except one already running.
-    private let isCancelled = Atomic(false)
+    @usableFromInline let isCancelled = Atomic(false)
 
+    @inlinable
     init(context: any ExecutionContext, wantsResults: Bool = true, handler: @escaping Handler) {
         self.context = context
         self.wantsResults = wantsResults
@@ -37,11 +51,13 @@ final class StreamSubscriber<Value: Sendable>: Sendable {
     }
 
     /// Queues `event`; true when the caller must call ``schedule()`` (after releasing its lock).
+    @inlinable
     func enqueue(_ event: StreamEvent<Value>) -> Bool {
         if !wantsResults, case .result = event { return false }
         return mailbox.withLock { mailbox in
             guard !mailbox.isTerminated else { return false }
             if event.isTerminal { mailbox.isTerminated = true }
+            if mailbox.pending.isEmpty, mailbox.pending.capacity == 0 { swap(&mailbox.pending, &mailbox.spare) }
             mailbox.pending.append(event)
             guard !mailbox.isScheduled else { return false }
             mailbox.isScheduled = true
@@ -50,6 +66,7 @@ final class StreamSubscriber<Value: Sendable>: Sendable {
     }
 
     /// Queues `events` in order; true when the caller must call ``schedule()``.
+    @inlinable
     func enqueue(contentsOf events: [StreamEvent<Value>]) -> Bool {
         let events = wantsResults ? events : events.filter(\.isTerminal)
         guard !events.isEmpty else { return false }
@@ -64,6 +81,7 @@ final class StreamSubscriber<Value: Sendable>: Sendable {
     }
 
     /// Drops the undelivered results and queues `.cancelled`, unless the subscriber already ended.
+    @usableFromInline
     func cancel() {
         // The dropped results are released when this statement ends, outside the lock: they may be
         // user objects with a `deinit`.
@@ -83,6 +101,7 @@ final class StreamSubscriber<Value: Sendable>: Sendable {
 
     /// Keeps the token registration to release after the last event; releases it at once if
     /// that already happened.
+    @usableFromInline
     func attach(_ registration: CancellationRegistration) {
         let late = mailbox.withLock { mailbox -> Bool in
             guard !mailbox.isReleased else { return true }
@@ -93,6 +112,7 @@ final class StreamSubscriber<Value: Sendable>: Sendable {
     }
 
     /// Starts a drain job on the context (inline on `.synchronous`). Never call it with a lock held.
+    @inlinable
     func schedule() {
         if context.isSynchronous {
             drain()
@@ -103,31 +123,39 @@ final class StreamSubscriber<Value: Sendable>: Sendable {
 
     // MARK: - Delivery
 
-    private func drain() {
-        while let (batch, handler) = takePending() {
+    @inlinable
+    func drain() {
+        var batch: [StreamEvent<Value>] = []
+        var handler: Handler?
+        while takePending(into: &batch, handler: &handler) {
             for event in batch {
                 if case .result = event, isCancelled.load(ordering: .acquiring) { continue }
                 handler?(event)
                 if event.isTerminal { release() }
             }
+            batch.removeAll(keepingCapacity: true)
         }
     }
 
-    /// The pending events and the handler, or nil (and no longer scheduled) when there are none.
-    private func takePending() -> ([StreamEvent<Value>], Handler?)? {
+    /// Swaps the pending events into `batch` (empty, its storage becomes the new pending queue)
+    /// and copies the handler; false (and no longer scheduled) when there are none.
+    @inlinable
+    func takePending(into batch: inout [StreamEvent<Value>], handler: inout Handler?) -> Bool {
         mailbox.withLock { mailbox in
             guard !mailbox.pending.isEmpty else {
                 mailbox.isScheduled = false
-                return nil
+                if mailbox.spare.capacity < batch.capacity { swap(&mailbox.spare, &batch) }
+                return false
             }
-            var batch: [StreamEvent<Value>] = []
             swap(&batch, &mailbox.pending)
-            return (batch, mailbox.handler)
+            handler = mailbox.handler
+            return true
         }
     }
 
     /// Releases the handler and the token registration after the terminal event.
-    private func release() {
+    @usableFromInline
+    func release() {
         // The handler is released when this statement ends, outside the lock.
         let (_, registration) = mailbox.withLock { mailbox in
             mailbox.isReleased = true

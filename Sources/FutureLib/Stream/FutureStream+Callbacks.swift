@@ -27,7 +27,7 @@ extension FutureStream {
     ///   - cancellationToken: Unsubscribes `f`; it then gets `CancellationError`.
     ///   - f: The handler.
     @inlinable
-public func onComplete(
+    public func onComplete(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ f: @escaping @Sendable (Result<Value, any Error>) -> Void
@@ -58,7 +58,7 @@ public func onComplete(
     ///   - cancellationToken: Unsubscribes `f`.
     ///   - f: The handler.
     @inlinable
-public func onSuccess(
+    public func onSuccess(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ f: @escaping @Sendable (Value) -> Void
@@ -83,7 +83,7 @@ public func onSuccess(
     ///   - cancellationToken: Unsubscribes `f`; it then gets `CancellationError`.
     ///   - f: The handler.
     @inlinable
-public func onFailure(
+    public func onFailure(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ f: @escaping @Sendable (any Error) -> Void
@@ -113,7 +113,7 @@ public func onFailure(
     ///   - cancellationToken: Unsubscribes `f`.
     ///   - f: The handler.
     @inlinable
-public func onFinish(
+    public func onFinish(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ f: @escaping @Sendable () -> Void

@@ -23,7 +23,7 @@ extension FutureStream {
     ///   - transform: Turns a value into the new value.
     /// - Returns: A stream of the transformed values.
     @inlinable
-public func map<U: Sendable>(
+    public func map<U: Sendable>(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ transform: @escaping @Sendable (Value) throws -> U
@@ -133,7 +133,7 @@ public func map<U: Sendable>(
     ///   - isIncluded: The test a value must pass.
     /// - Returns: A stream of the values that passed, and of the errors.
     @inlinable
-public func filter(
+    public func filter(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ isIncluded: @escaping @Sendable (Value) throws -> Bool
@@ -165,7 +165,7 @@ public func filter(
     ///   - sideEffect: Called with each result.
     /// - Returns: A stream of the same results.
     @inlinable
-public func andThen(
+    public func andThen(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ sideEffect: @escaping @Sendable (Result<Value, any Error>) -> Void

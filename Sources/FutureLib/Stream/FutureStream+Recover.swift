@@ -17,7 +17,7 @@ extension FutureStream {
     ///   - transform: Turns an error into a value.
     /// - Returns: A stream of the values and recovered values.
     @inlinable
-public func recover(
+    public func recover(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ transform: @escaping @Sendable (any Error) throws -> Value
@@ -71,7 +71,7 @@ public func recover(
     ///   - transform: Turns an error into the new error.
     /// - Returns: A stream of the values and the transformed errors.
     @inlinable
-public func mapError(
+    public func mapError(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ transform: @escaping @Sendable (any Error) -> any Error

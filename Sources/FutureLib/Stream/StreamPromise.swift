@@ -56,7 +56,7 @@ public final class StreamPromise<Value: Sendable>: Sendable {
     ///
     /// - Parameter value: The value; ignored if the stream has finished.
     @inlinable
-public func success(_ value: Value) {
+    public func success(_ value: Value) {
         stream.publish(.success(value))
     }
 
@@ -68,7 +68,7 @@ public func success(_ value: Value) {
     ///
     /// - Parameter error: The error; ignored if the stream has finished.
     @inlinable
-public func failure(_ error: any Error) {
+    public func failure(_ error: any Error) {
         stream.publish(.failure(error))
     }
 
@@ -80,7 +80,7 @@ public func failure(_ error: any Error) {
     ///
     /// - Parameter result: The result; ignored if the stream has finished.
     @inlinable
-public func resolve(_ result: Result<Value, any Error>) {
+    public func resolve(_ result: Result<Value, any Error>) {
         stream.publish(result)
     }
 
@@ -94,7 +94,7 @@ public func resolve(_ result: Result<Value, any Error>) {
     ///
     /// Calling it again does nothing.
     @inlinable
-public func finish() {
+    public func finish() {
         stream.finish()
     }
 

@@ -3,14 +3,15 @@ import FutureLib
 import TestSupport
 import Testing
 
-/// Races between producers, subscribers, tokens and the end of a stream, repeated many times.
+/// Races between producers, subscribers, tokens and the end of a stream, repeated `Stress.heavy`
+/// times (1,000 by default; `make stress` raises it with `FUTURELIB_STRESS_ITERATIONS`).
 ///
 /// Serialized: each race spins dedicated threads on a barrier, and several at once would
 /// oversubscribe the cores and starve the rest of the test run.
 @Suite(.serialized, .timeLimit(.minutes(Stress.override == nil ? 2 : 30)))
 struct FutureStreamRaceTests {
     static let producers = 3
-    static let valuesPerProducer = 20
+    static let valuesPerProducer = 10
 
     /// One round: a stream, subscribers on three kinds of context, and what each of them saw.
     final class Round: Sendable {
@@ -114,7 +115,7 @@ struct FutureStreamRaceTests {
 
     @Test func `token cancellation racing results: a prefix, then one CancellationError, then nothing`() async {
         let failures = await race(
-            iterations: Stress.cheap,
+            iterations: Stress.heavy,  // each round sends ten results: heavy, not cheap
             setup: { CancelRound() },
             actions: [
                 { @Sendable round in for value in 0..<10 { round.promise.success(value) } },
@@ -152,7 +153,7 @@ struct FutureStreamRaceTests {
 
     @Test func `subscribing racing finish: the kept results and the end exactly once`() async {
         let failures = await race(
-            iterations: Stress.cheap,
+            iterations: Stress.heavy,
             setup: { FinishRound() },
             actions: [{ @Sendable round in round.subscribe() }, { @Sendable round in round.promise.finish() }],
             check: { $0.check() }

@@ -89,6 +89,7 @@ let benchmarks: @Sendable () -> Void = {
     continuationOnAnotherThread()
     valueAsyncOnCompleted()
     traverseScaling()
+    streamBenchmarks()  // StreamBenchmarks.swift
 }
 
 // MARK: 1. promise + one continuation + completion

@@ -1,0 +1,178 @@
+extension FutureStream {
+    /// Transforms every value with `transform`.
+    ///
+    /// Errors pass through without calling `transform`; if `transform` throws, the new stream
+    /// gets that error in place of the value (and goes on).
+    ///
+    /// ```swift
+    /// let headings: FutureStream<Double> = compass.map { $0.magneticHeading }
+    /// ```
+    ///
+    /// ### Semantics (every stream combinator)
+    /// - The new stream has this stream's ``capacity``, gets the results this stream keeps at
+    ///   once (as any late subscriber), and finishes when this stream finishes.
+    /// - `transform` runs on `context` once per result, one call at a time, in order, so the new
+    ///   stream keeps the order of this one even on a concurrent context.
+    /// - When `cancellationToken` is cancelled, the new stream gets `CancellationError` and finishes
+    ///   at once, `transform` is not called again, and this stream is unsubscribed. A token that is
+    ///   already cancelled gives a stream that holds just that error and has finished.
+    ///
+    /// - Parameters:
+    ///   - context: Where `transform` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - transform: Turns a value into the new value.
+    /// - Returns: A stream of the transformed values.
+    @inlinable
+    public func map<U: Sendable>(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @Sendable (Value) throws -> U
+    ) -> FutureStream<U> {
+        derive(on: context, cancellationToken: cancellationToken) { result, derived in
+            derived.publish(Result { try transform(result.get()) })
+        }
+    }
+
+    /// Continues every value with the future `transform` returns, and streams their results.
+    ///
+    /// The results arrive in the order the futures complete, which need not be the order of the
+    /// values. Errors pass through without calling `transform`. The new stream finishes when this
+    /// one has finished and every future has completed.
+    ///
+    /// ```swift
+    /// let names: FutureStream<String> = userIDs.flatMap { id in fetchUser(id).map { $0.name } }
+    /// ```
+    ///
+    /// ### Cancellation
+    /// As ``map(on:cancellationToken:_:)``; a cancelled token also stops waiting for the futures
+    /// (they themselves are not cancelled: give them the token too).
+    ///
+    /// - Parameters:
+    ///   - context: Where `transform` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - transform: Starts the next step for a value.
+    /// - Returns: A stream of the futures' results.
+    public func flatMap<U: Sendable>(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @Sendable (Value) throws -> Future<U>
+    ) -> FutureStream<U> {
+        deriveAwaiting(on: context, cancellationToken: cancellationToken) { result in
+            do {
+                return .later(try transform(result.get()))
+            } catch {
+                return .now(.failure(error))
+            }
+        }
+    }
+
+    /// Continues every value with the stream `transform` returns, and merges all their results.
+    ///
+    /// Results of the inner streams arrive as they come (each inner stream in its own order,
+    /// starting with the results it keeps). Errors of this stream pass through. The new stream
+    /// finishes when this one and every inner stream have finished.
+    ///
+    /// ```swift
+    /// let readings: FutureStream<Reading> = connectedDevices.flatMap { device in device.readings }
+    /// ```
+    ///
+    /// ### Cancellation
+    /// As ``map(on:cancellationToken:_:)``; a cancelled token also unsubscribes from the inner
+    /// streams.
+    ///
+    /// - Parameters:
+    ///   - context: Where `transform` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - transform: Returns the stream for a value.
+    /// - Returns: A stream of the inner streams' results.
+    public func flatMap<U: Sendable>(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @Sendable (Value) throws -> FutureStream<U>
+    ) -> FutureStream<U> {
+        let pending = PendingInner()
+        return derive(
+            on: context,
+            cancellationToken: cancellationToken,
+            { result, derived in
+                let inner: FutureStream<U>
+                do {
+                    inner = try transform(result.get())
+                } catch {
+                    derived.publish(.failure(error))
+                    return
+                }
+                pending.start()
+                inner.subscribe(on: .synchronous, cancellationToken: cancellationToken) { event in
+                    switch event {
+                    case .result(let result): derived.publish(result)
+                    case .finished: if pending.end() { derived.finish() }
+                    case .cancelled: break  // the derived stream was cancelled by the same token
+                    }
+                }
+            },
+            finished: { derived in
+                if pending.sourceFinished() { derived.finish() }
+            }
+        )
+    }
+
+    /// Keeps the values that satisfy `isIncluded` and skips the others.
+    ///
+    /// Unlike `Future.filter`, which fails with ``FutureError/noSuchElement``, a stream simply
+    /// leaves such values out. Errors pass through; if `isIncluded` throws, the new stream gets
+    /// that error in place of the value.
+    ///
+    /// ```swift
+    /// let strongSignals = rssiReadings.filter { $0 > -70 }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: Where `isIncluded` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - isIncluded: The test a value must pass.
+    /// - Returns: A stream of the values that passed, and of the errors.
+    @inlinable
+    public func filter(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ isIncluded: @escaping @Sendable (Value) throws -> Bool
+    ) -> FutureStream<Value> {
+        derive(on: context, cancellationToken: cancellationToken) { result, derived in
+            guard case .success(let value) = result else {
+                derived.publish(result)
+                return
+            }
+            do {
+                if try isIncluded(value) { derived.publish(result) }
+            } catch {
+                derived.publish(.failure(error))
+            }
+        }
+    }
+
+    /// Runs `sideEffect` with every result, then passes the result on unchanged.
+    ///
+    /// ```swift
+    /// let logged = readings.andThen { result in logger.debug("reading: \(result)") }
+    /// ```
+    ///
+    /// The new stream gets each result after `sideEffect` returned for it.
+    ///
+    /// - Parameters:
+    ///   - context: Where `sideEffect` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - sideEffect: Called with each result.
+    /// - Returns: A stream of the same results.
+    @inlinable
+    public func andThen(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ sideEffect: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) -> FutureStream<Value> {
+        derive(on: context, cancellationToken: cancellationToken) { result, derived in
+            sideEffect(result)
+            derived.publish(result)
+        }
+    }
+}

@@ -1,0 +1,157 @@
+/// Results that arrive many times: location updates, sensor readings, progress.
+///
+/// A future completes once; a stream delivers any number of results (values or errors), in
+/// order, until it finishes. Its ``StreamPromise`` (or an adapter such as
+/// `FutureStream(capacity:method:)` or `FutureStream(capacity:cancellationToken:_:)` over an
+/// `AsyncSequence`) writes the results; subscribers read them with ``onSuccess(on:cancellationToken:_:)``,
+/// ``onFailure(on:cancellationToken:_:)``, ``onComplete(on:cancellationToken:_:)`` and
+/// ``onFinish(on:cancellationToken:_:)``, with the combinators (`map`, `flatMap`, `filter`,
+/// `recover`, …), or with `for try await value in stream.values`.
+///
+/// ```swift
+/// let readings = StreamPromise<Double>(capacity: 10)
+/// readings.stream
+///     .filter { $0 >= 0 }
+///     .map { $0 * 9 / 5 + 32 }
+///     .onSuccess(on: DispatchQueue.main) { fahrenheit in label.text = "\(fahrenheit) °F" }
+/// readings.success(21.5)
+/// readings.finish()
+/// ```
+///
+/// ### Capacity: what late subscribers see
+/// The stream keeps its last ``capacity`` results, and only those: when a new result arrives and
+/// `capacity` are kept already, the oldest one is dropped. A subscriber added later first gets the
+/// kept results, oldest first, then every new one. `capacity: 0` keeps nothing (a subscriber sees
+/// only what arrives after it subscribed); `Int.max` keeps everything, and is the only way to let
+/// the stream grow without bound.
+///
+/// ### Order and threads
+/// Each subscriber gets every result that arrives while it is subscribed, exactly once, in the
+/// order the stream recorded them (for concurrent producers: the order their calls took the
+/// stream's lock). A subscriber's handler runs on its context, one call at a time, never
+/// concurrently with itself, even on a concurrent context such as ``ExecutionContext/default``.
+/// Different subscribers are independent: a slow one delays neither the producer nor the others
+/// (its results queue up for it). Handlers run outside every lock of the stream.
+///
+/// ### Finishing
+/// ``StreamPromise/finish()`` ends the stream; so does dropping the last reference to its
+/// promise. Each subscriber then gets its remaining results, then the end
+/// (``onFinish(on:cancellationToken:_:)`` runs), and its handler is released. A subscriber added
+/// after the end gets the kept results and then the end at once. Results written after the end are
+/// ignored.
+public final class FutureStream<Value: Sendable>: Sendable {
+    /// How many of the latest results the stream keeps for subscribers that come later.
+    ///
+    /// ```swift
+    /// let progress = StreamPromise<Double>(capacity: 1)  // a late subscriber sees the latest value
+    /// #expect(progress.stream.capacity == 1)
+    /// ```
+    public let capacity: Int
+
+    @usableFromInline let state: Lock<StreamState<Value>>
+
+    /// An empty stream, written through ``publish(_:)`` and ``finish()``.
+    @usableFromInline
+    init(capacity: Int) {
+        precondition(capacity >= 0, "capacity must not be negative")
+        self.capacity = capacity
+        state = Lock(StreamState(capacity: capacity))
+    }
+
+    /// Whether the stream has finished: no result will follow.
+    ///
+    /// ```swift
+    /// let promise = StreamPromise<Int>(capacity: 1)
+    /// promise.finish()
+    /// #expect(promise.stream.isFinished)
+    /// ```
+    public var isFinished: Bool {
+        state.withLock { $0.isFinished }
+    }
+
+    /// How many subscribers the stream holds now (for tests: a cancelled one is gone at once).
+    package var subscriberCount: Int {
+        state.withLock { $0.subscribers.count }
+    }
+
+    // MARK: - Writing (internal: promises, adapters and combinators)
+
+    /// Records `result` and hands it to every subscriber; false when the stream is finished.
+    @inlinable @discardableResult
+    func publish(_ result: Result<Value, any Error>) -> Bool {
+        // `evicted` is released when this statement ends, outside the lock.
+        guard let (ready, _) = state.withLock({ $0.publish(result) }) else { return false }
+        ready.schedule()
+        return true
+    }
+
+    /// Ends the stream; false when it had ended already.
+    @inlinable @discardableResult
+    func finish() -> Bool {
+        guard let (ready, registrations) = state.withLock({ $0.finish() }) else { return false }
+        for registration in registrations { registration.unregister() }
+        ready.schedule()
+        return true
+    }
+
+    /// Publishes `CancellationError` and finishes: what a cancelled combinator token does.
+    @usableFromInline
+    func cancelAndFinish() {
+        publish(.failure(CancellationError()))
+        finish()
+    }
+
+    /// Cancels and finishes the stream at once if `token` is cancelled; true if it was.
+    @usableFromInline
+    func cancelIfRequested(_ token: CancellationToken) -> Bool {
+        guard token.isCancellationRequested else { return false }
+        cancelAndFinish()
+        return true
+    }
+
+    /// Cancels and finishes the stream when `token` is cancelled; the token's handler is released
+    /// when the stream finishes.
+    @usableFromInline
+    func cancelOnRequest(of token: CancellationToken) {
+        guard token.canBeCancelled else { return }
+        releaseOnFinish(token.onCancel { [self] in cancelAndFinish() })
+    }
+
+    /// Keeps `registration` until the stream finishes, then unregisters it (at once if it has).
+    @usableFromInline
+    func releaseOnFinish(_ registration: CancellationRegistration) {
+        let finished = state.withLock { state -> Bool in
+            guard !state.isFinished else { return true }
+            state.registrations.append(registration)
+            return false
+        }
+        if finished { registration.unregister() }
+    }
+
+    // MARK: - Subscribing (internal: callbacks, combinators, iterators)
+
+    /// Adds a subscriber that gets the kept results, then every new one, then `.finished`; or
+    /// `.cancelled` (and nothing more) once `cancellationToken` is cancelled.
+    @inlinable
+    func subscribe(
+        on context: any ExecutionContext,
+        cancellationToken: CancellationToken,
+        wantsResults: Bool = true,
+        _ handler: @escaping StreamSubscriber<Value>.Handler
+    ) {
+        let subscriber = StreamSubscriber(context: context, wantsResults: wantsResults, handler: handler)
+        if cancellationToken.isCancellationRequested {
+            subscriber.cancel()
+            return
+        }
+        let (id, schedule) = state.withLock { $0.subscribe(subscriber) }
+        if schedule { subscriber.schedule() }
+        guard let id, cancellationToken.canBeCancelled else { return }
+        let registration = cancellationToken.onCancel { [weak self] in
+            // The removed subscriber is released when this statement ends, outside the lock.
+            _ = self?.state.withLock { $0.unsubscribe(id) }
+            subscriber.cancel()
+        }
+        subscriber.attach(registration)
+    }
+}

@@ -1,0 +1,100 @@
+// The machinery behind the stream combinators: a derived stream fed by one subscriber of the source.
+
+extension FutureStream {
+    /// A stream of the same capacity fed by `body`, which runs on `context` for each result of
+    /// this stream. It finishes when this one does (through `finished` when given), and is
+    /// cancelled (a `CancellationError`, then the end) as soon as `cancellationToken` is.
+    @inlinable
+    func derive<U: Sendable>(
+        on context: any ExecutionContext,
+        cancellationToken: CancellationToken,
+        _ body: @escaping @Sendable (Result<Value, any Error>, FutureStream<U>) -> Void,
+        finished: (@Sendable (FutureStream<U>) -> Void)? = nil
+    ) -> FutureStream<U> {
+        let derived = FutureStream<U>(capacity: capacity)
+        if derived.cancelIfRequested(cancellationToken) { return derived }
+        derived.cancelOnRequest(of: cancellationToken)
+        subscribe(on: context, cancellationToken: cancellationToken) { event in
+            switch event {
+            case .result(let result):
+                // Checked again: the token may have been cancelled after this result was queued.
+                guard !cancellationToken.isCancellationRequested else { return }
+                body(result, derived)
+            case .finished:
+                if let finished { finished(derived) } else { derived.finish() }
+            case .cancelled:
+                derived.cancelAndFinish()  // done already by `cancelOnRequest`; a no-op then
+            }
+        }
+        return derived
+    }
+
+    /// A stream fed by the futures `step` returns for each result (or directly by the result it
+    /// returns), in the order the futures complete. It finishes when this stream has finished and
+    /// every future so far has completed.
+    func deriveAwaiting<U: Sendable>(
+        on context: any ExecutionContext,
+        cancellationToken: CancellationToken,
+        _ step: @escaping @Sendable (Result<Value, any Error>) -> AwaitingStep<U>
+    ) -> FutureStream<U> {
+        let pending = PendingInner()
+        return derive(
+            on: context,
+            cancellationToken: cancellationToken,
+            { result, derived in
+                switch step(result) {
+                case .now(let result):
+                    derived.publish(result)
+                case .later(let future):
+                    pending.start()
+                    future.observe(
+                        on: .synchronous,
+                        cancellationToken: cancellationToken,
+                        .result { result in
+                            derived.publish(result)
+                            if pending.end() { derived.finish() }
+                        }
+                    )
+                }
+            },
+            finished: { derived in
+                if pending.sourceFinished() { derived.finish() }
+            }
+        )
+    }
+}
+
+/// What a combinator does with one result: publish a result now, or the result of a future later.
+enum AwaitingStep<Value: Sendable>: Sendable {
+    case now(Result<Value, any Error>)
+    case later(Future<Value>)
+}
+
+/// Counts the inner futures or streams a combinator waits for, to finish the derived stream when
+/// the source has finished and the last inner one has ended.
+final class PendingInner: Sendable {
+    private let state = Lock((running: 0, isSourceFinished: false))
+
+    init() {}
+
+    /// An inner future or stream started.
+    func start() {
+        state.withLock { $0.running += 1 }
+    }
+
+    /// An inner one ended; true if the derived stream is done now.
+    func end() -> Bool {
+        state.withLock { state in
+            state.running -= 1
+            return state.running == 0 && state.isSourceFinished
+        }
+    }
+
+    /// The source finished; true if the derived stream is done now.
+    func sourceFinished() -> Bool {
+        state.withLock { state in
+            state.isSourceFinished = true
+            return state.running == 0
+        }
+    }
+}

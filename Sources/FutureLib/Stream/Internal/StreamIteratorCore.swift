@@ -1,0 +1,118 @@
+/// The subscriber behind one `for await` loop over a stream: buffers the results the loop has not
+/// asked for yet (by its ``FutureStream/BufferingPolicy``) and hands them to `next()`.
+///
+/// It subscribes on `.synchronous` with a token of its own, cancelled when the loop's task is
+/// cancelled, when the loop stops after an error, or when the iterator is dropped: each of these
+/// unsubscribes at once.
+final class StreamIteratorCore<Value: Sendable>: Sendable {
+    private struct State: Sendable {
+        var buffer: [Result<Value, any Error>] = []
+        /// Index of the next result in `buffer` (a queue without `removeFirst`'s O(n)).
+        var head = 0
+        /// The stream ended or the iteration was stopped: once `buffer` is drained, `next()` returns nil.
+        var isDone = false
+        var waiter: CheckedContinuation<Result<Value, any Error>?, Never>?
+
+        var isEmpty: Bool { head == buffer.count }
+        var count: Int { buffer.count - head }
+
+        mutating func popFirst() -> Result<Value, any Error>? {
+            guard !isEmpty else { return nil }
+            let result = buffer[head]
+            head += 1
+            if head == buffer.count {
+                buffer.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64, head * 2 >= buffer.count {
+                buffer.removeFirst(head)
+                head = 0
+            }
+            return result
+        }
+    }
+
+    private let state = Lock(State())
+    private let subscription = CancellationRequest()
+    private let policy: FutureStream<Value>.BufferingPolicy
+
+    init(stream: FutureStream<Value>, policy: FutureStream<Value>.BufferingPolicy) {
+        self.policy = policy
+        stream.subscribe(on: .synchronous, cancellationToken: subscription.token) { [weak self] event in
+            self?.receive(event)
+        }
+    }
+
+    deinit {
+        subscription.cancel()
+    }
+
+    // MARK: - From the stream
+
+    private func receive(_ event: StreamEvent<Value>) {
+        // A result dropped by the policy is released when this statement ends, outside the lock.
+        let (waiter, result, _) = state.withLock {
+            state -> (CheckedContinuation<Result<Value, any Error>?, Never>?, Result<Value, any Error>?, Any?) in
+            guard !state.isDone else { return (nil, nil, nil) }
+            guard case .result(let result) = event else {
+                state.isDone = true
+                return (state.waiter.take(), nil, nil)
+            }
+            if let waiter = state.waiter.take() { return (waiter, result, nil) }
+            switch policy.limit {
+            case nil:
+                state.buffer.append(result)
+                return (nil, nil, nil)
+            case .some(let limit) where state.count < limit:
+                state.buffer.append(result)
+                return (nil, nil, nil)
+            case .some:
+                guard policy.keepsNewest, !state.isEmpty else { return (nil, nil, result) }
+                let dropped = state.popFirst()
+                state.buffer.append(result)
+                return (nil, nil, dropped)
+            }
+        }
+        waiter?.resume(returning: result)
+    }
+
+    // MARK: - From the loop
+
+    /// The next result, or nil when the stream has ended, the iteration was stopped or the task
+    /// was cancelled.
+    func next() async -> Result<Value, any Error>? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, any Error>?, Never>) in
+                let ready = state.withLock { state -> Result<Value, any Error>?? in
+                    if let result = state.popFirst() { return .some(result) }
+                    if state.isDone { return .some(nil) }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            stop()
+        }
+    }
+
+    /// Ends the iteration: drops what is buffered, ends a waiting `next()` with nil, unsubscribes.
+    func stop() {
+        // The buffered results are released when this statement ends, outside the lock.
+        let (waiter, _) = state.withLock { state in
+            state.isDone = true
+            state.head = 0
+            return (state.waiter.take(), state.buffer.take())
+        }
+        waiter?.resume(returning: nil)
+        subscription.cancel()
+    }
+}
+
+extension Array {
+    /// Moves the elements out, leaving the array empty.
+    fileprivate mutating func take() -> [Element] {
+        var taken: [Element] = []
+        swap(&taken, &self)
+        return taken
+    }
+}

@@ -1,0 +1,166 @@
+public import Synchronization  // public: `isCancelled` is read by inlinable code
+
+/// One subscriber of a stream: its handler, its context, and a mailbox of events not yet
+/// delivered.
+///
+/// Delivery is serial per subscriber, whatever the context: one drain job at a time takes the
+/// queued events and runs the handler on them in order, and schedules itself again only when new
+/// events arrive after it emptied the mailbox. So a subscriber sees the stream's events in order
+/// even on a concurrent context, and a slow subscriber never blocks the producer or the others.
+///
+/// Inlinable, like ``Future``'s completion path: specialized in the caller, a result reaches its
+/// handler without generic metadata lookups (they were a third of the time per event).
+@usableFromInline
+final class StreamSubscriber<Value: Sendable>: Sendable {
+    @usableFromInline typealias Handler = @Sendable (StreamEvent<Value>) -> Void
+
+    @usableFromInline
+    struct Mailbox: Sendable {
+        @usableFromInline var pending: [StreamEvent<Value>] = []
+        /// An empty array with the capacity of the last batch, to queue the next results without
+        /// allocating.
+        @usableFromInline var spare: [StreamEvent<Value>] = []
+        /// A drain job is queued or running; it delivers whatever is pending.
+        @usableFromInline var isScheduled = false
+        /// A terminal event is queued; later events are dropped.
+        @usableFromInline var isTerminated = false
+        /// The terminal event was delivered, and the handler and registration released.
+        @usableFromInline var isReleased = false
+        @usableFromInline var handler: Handler?
+        @usableFromInline var registration: CancellationRegistration?
+
+        @inlinable
+        init(handler: @escaping Handler) {
+            self.handler = handler
+        }
+    }
+
+    @usableFromInline let context: any ExecutionContext
+    /// False for a subscriber that waits only for the end (`onFinish`): results are not queued.
+    @usableFromInline let wantsResults: Bool
+    @usableFromInline let mailbox: Lock<Mailbox>
+    /// Set by `cancel()`, read before each delivery of a batch already taken: no result reaches
+    /// the handler after `cancel()` returned, except one already running.
+    @usableFromInline let isCancelled = Atomic(false)
+
+    @inlinable
+    init(context: any ExecutionContext, wantsResults: Bool = true, handler: @escaping Handler) {
+        self.context = context
+        self.wantsResults = wantsResults
+        mailbox = Lock(Mailbox(handler: handler))
+    }
+
+    /// Queues `event`; true when the caller must call ``schedule()`` (after releasing its lock).
+    @inlinable
+    func enqueue(_ event: StreamEvent<Value>) -> Bool {
+        if !wantsResults, case .result = event { return false }
+        return mailbox.withLock { mailbox in
+            guard !mailbox.isTerminated else { return false }
+            if event.isTerminal { mailbox.isTerminated = true }
+            if mailbox.pending.isEmpty, mailbox.pending.capacity == 0 { swap(&mailbox.pending, &mailbox.spare) }
+            mailbox.pending.append(event)
+            guard !mailbox.isScheduled else { return false }
+            mailbox.isScheduled = true
+            return true
+        }
+    }
+
+    /// Queues `events` in order; true when the caller must call ``schedule()``.
+    @inlinable
+    func enqueue(contentsOf events: [StreamEvent<Value>]) -> Bool {
+        let events = wantsResults ? events : events.filter(\.isTerminal)
+        guard !events.isEmpty else { return false }
+        return mailbox.withLock { mailbox in
+            guard !mailbox.isTerminated else { return false }
+            mailbox.pending.append(contentsOf: events)
+            if events.last?.isTerminal == true { mailbox.isTerminated = true }
+            guard !mailbox.isScheduled else { return false }
+            mailbox.isScheduled = true
+            return true
+        }
+    }
+
+    /// Drops the undelivered results and queues `.cancelled`, unless the subscriber already ended.
+    @usableFromInline
+    func cancel() {
+        // The dropped results are released when this statement ends, outside the lock: they may be
+        // user objects with a `deinit`.
+        let (schedule, _) = mailbox.withLock { mailbox -> (Bool, [StreamEvent<Value>]) in
+            guard !mailbox.isTerminated else { return (false, []) }
+            mailbox.isTerminated = true
+            let dropped = mailbox.pending
+            mailbox.pending = [.cancelled]
+            if mailbox.isScheduled { return (false, dropped) }
+            mailbox.isScheduled = true
+            return (true, dropped)
+        }
+        // Releasing: pairs with the acquiring load in `drain()`.
+        isCancelled.store(true, ordering: .releasing)
+        if schedule { self.schedule() }
+    }
+
+    /// Keeps the token registration to release after the last event; releases it at once if
+    /// that already happened.
+    @usableFromInline
+    func attach(_ registration: CancellationRegistration) {
+        let late = mailbox.withLock { mailbox -> Bool in
+            guard !mailbox.isReleased else { return true }
+            mailbox.registration = registration
+            return false
+        }
+        if late { registration.unregister() }
+    }
+
+    /// Starts a drain job on the context (inline on `.synchronous`). Never call it with a lock held.
+    @inlinable
+    func schedule() {
+        if context.isSynchronous {
+            drain()
+        } else {
+            context.execute { [self] in drain() }
+        }
+    }
+
+    // MARK: - Delivery
+
+    @inlinable
+    func drain() {
+        var batch: [StreamEvent<Value>] = []
+        var handler: Handler?
+        while takePending(into: &batch, handler: &handler) {
+            for event in batch {
+                if case .result = event, isCancelled.load(ordering: .acquiring) { continue }
+                handler?(event)
+                if event.isTerminal { release() }
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Swaps the pending events into `batch` (empty, its storage becomes the new pending queue)
+    /// and copies the handler; false (and no longer scheduled) when there are none.
+    @inlinable
+    func takePending(into batch: inout [StreamEvent<Value>], handler: inout Handler?) -> Bool {
+        mailbox.withLock { mailbox in
+            guard !mailbox.pending.isEmpty else {
+                mailbox.isScheduled = false
+                if mailbox.spare.capacity < batch.capacity { swap(&mailbox.spare, &batch) }
+                return false
+            }
+            swap(&batch, &mailbox.pending)
+            handler = mailbox.handler
+            return true
+        }
+    }
+
+    /// Releases the handler and the token registration after the terminal event.
+    @usableFromInline
+    func release() {
+        // The handler is released when this statement ends, outside the lock.
+        let (_, registration) = mailbox.withLock { mailbox in
+            mailbox.isReleased = true
+            return (mailbox.handler.take(), mailbox.registration.take())
+        }
+        registration?.unregister()
+    }
+}

@@ -1,0 +1,80 @@
+import Dispatch
+import FutureLib
+import TestSupport
+import Testing
+
+@Suite(.timeLimit(.minutes(1)))
+struct FutureStreamAdaptersTests {
+    /// A callback API that reports several times: the kind `FutureStream(capacity:method:)` wraps.
+    final class Sensor: Sendable {
+        private let callbacks = Locked<[@Sendable (Int?, (any Error)?) -> Void]>([])
+        let stops = Counter()
+
+        func startUpdates(_ callback: @escaping @Sendable (Int?, (any Error)?) -> Void) {
+            callbacks.withLock { $0.append(callback) }
+        }
+
+        func report(_ value: Int?, _ error: (any Error)? = nil) {
+            for callback in callbacks.value { callback(value, error) }
+        }
+    }
+
+    @Test func `each call of the callback adds a result`() async {
+        let sensor = Sensor()
+        let stream = FutureStream(capacity: 10, method: sensor.startUpdates)
+        sensor.report(1)
+        sensor.report(nil, TestFailure(code: 2))
+        sensor.report(nil)
+        sensor.report(3)
+        let recorder = StreamRecorder<Int>().record(stream)
+        #expect(recorder.values == [1, 3])
+        #expect(recorder.errors.count == 2)
+        #expect((recorder.errors.last as? FutureError) == .noSuchElement)
+    }
+
+    @Test func `the token finishes the stream and stops the updates`() async {
+        let sensor = Sensor()
+        let request = CancellationRequest()
+        let stream = FutureStream<Int>(capacity: 10, cancellationToken: request.token) { callback, token in
+            sensor.startUpdates(callback)
+            token.onCancel { sensor.stops.increment() }
+        }
+        sensor.report(1)
+        request.cancel()
+        sensor.report(2)
+        #expect(stream.isFinished)
+        #expect(sensor.stops.value == 1)
+        let recorder = StreamRecorder<Int>().record(stream)
+        #expect(recorder.values == [1])
+        #expect(recorder.errors.last is CancellationError)
+    }
+
+    @Test func `an already cancelled token never starts the updates`() async {
+        let started = Counter()
+        let stream = FutureStream<Int>(capacity: 1, cancellationToken: .cancelled) {
+            (_: @escaping @Sendable (Result<Int, any Error>) -> Void) in started.increment()
+        }
+        #expect(started.value == 0)
+        #expect(stream.isFinished)
+    }
+
+    @Test func `Result, value-only and error-only callbacks`() async {
+        let resultCallback = Locked<(@Sendable (Result<Int, any Error>) -> Void)?>(nil)
+        let results = FutureStream<Int>(capacity: 5) { callback in resultCallback.withLock { $0 = callback } }
+        resultCallback.value?(.success(1))
+        resultCallback.value?(.failure(TestFailure()))
+        #expect(StreamRecorder<Int>().record(results).entries.count == 2)
+
+        let valueCallback = Locked<(@Sendable (Int) -> Void)?>(nil)
+        let values = FutureStream<Int>(capacity: 5) { callback in valueCallback.withLock { $0 = callback } }
+        valueCallback.value?(7)
+        #expect(StreamRecorder<Int>().record(values).values == [7])
+
+        let errorCallback = Locked<(@Sendable ((any Error)?) -> Void)?>(nil)
+        let saves = FutureStream<Void>(capacity: 5) { callback in errorCallback.withLock { $0 = callback } }
+        errorCallback.value?(nil)
+        errorCallback.value?(TestFailure())
+        let recorder = StreamRecorder<Void>().record(saves)
+        #expect(recorder.values.count == 1 && recorder.errors.count == 1)
+    }
+}

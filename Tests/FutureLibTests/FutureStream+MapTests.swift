@@ -1,0 +1,222 @@
+import Dispatch
+import FutureLib
+import TestSupport
+import Testing
+
+@Suite(.timeLimit(.minutes(1)))
+struct FutureStreamMapTests {
+    /// A finished stream of `values` (and `TestFailure(code: 9)` after the value 9 if asked).
+    static func stream(_ values: [Int], failingAfterNine: Bool = false) -> FutureStream<Int> {
+        let promise = StreamPromise<Int>(capacity: .max)
+        for value in values {
+            promise.success(value)
+            if failingAfterNine, value == 9 { promise.failure(TestFailure(code: 9)) }
+        }
+        promise.finish()
+        return promise.stream
+    }
+
+    static func recorded<T>(_ stream: FutureStream<T>) async -> StreamRecorder<T> {
+        let recorder = StreamRecorder<T>().record(stream)
+        await recorder.finished()
+        return recorder
+    }
+
+    // MARK: - Each combinator
+
+    @Test func `map transforms every value in order on a concurrent context`() async {
+        let mapped = Self.stream(Array(0..<500)).map(on: .default) { $0 * 2 }
+        #expect(await Self.recorded(mapped).values == (0..<500).map { $0 * 2 })
+        #expect(mapped.capacity == .max)
+    }
+
+    @Test func `map passes errors through and turns a throw into an error result`() async {
+        let mapped = Self.stream([1, 9, 2], failingAfterNine: true).map { value -> Int in
+            if value == 2 { throw TestFailure(code: 2) }
+            return value
+        }
+        let recorder = await Self.recorded(mapped)
+        #expect(recorder.values == [1, 9])
+        #expect(recorder.errors.compactMap { ($0 as? TestFailure)?.code } == [9, 2])
+    }
+
+    @Test func `filter skips the values that fail the test`() async {
+        let filtered = Self.stream(Array(0..<10), failingAfterNine: true).filter { $0.isMultiple(of: 3) }
+        let recorder = await Self.recorded(filtered)
+        #expect(recorder.values == [0, 3, 6, 9])
+        #expect(recorder.errors.count == 1)
+    }
+
+    @Test func `flatMap to a future streams the futures' results and finishes after the last one`() async {
+        let promises = (0..<3).map { _ in Promise<Int>() }
+        let source = StreamPromise<Int>(capacity: 0)
+        let flat = source.stream.flatMap(on: .synchronous) { index in promises[index].future }
+        let recorder = StreamRecorder<Int>().record(flat)
+        for index in 0..<3 { source.success(index) }
+        source.finish()
+        #expect(!recorder.isFinished)
+        promises[2].fulfill(20)
+        promises[0].reject(TestFailure(code: 1))
+        promises[1].fulfill(10)
+        await recorder.finished()
+        #expect(recorder.values == [20, 10])
+        #expect(recorder.errors.count == 1)
+    }
+
+    @Test func `flatMap to a stream merges the inner streams and finishes after all of them`() async {
+        let inners = (0..<2).map { _ in StreamPromise<Int>(capacity: 1) }
+        let source = StreamPromise<Int>(capacity: 0)
+        let flat = source.stream.flatMap(on: .synchronous) { index -> FutureStream<Int> in inners[index].stream }
+        let recorder = StreamRecorder<Int>().record(flat)
+        inners[0].success(1)
+        source.success(0)
+        source.success(1)
+        inners[1].success(2)
+        inners[0].success(3)
+        source.finish()
+        inners[0].finish()
+        #expect(!recorder.isFinished)
+        inners[1].finish()
+        await recorder.finished()
+        #expect(recorder.values == [1, 2, 3])
+    }
+
+    @Test func `recover turns errors into values`() async {
+        let recovered = Self.stream([1, 9], failingAfterNine: true).recover { error in
+            (error as? TestFailure)?.code ?? -1
+        }
+        #expect(await Self.recorded(recovered).values == [1, 9, 9])
+    }
+
+    @Test func `recoverWith replaces errors with the futures' results`() async {
+        let recovered = Self.stream([1, 9], failingAfterNine: true).recoverWith { _ in Future(value: 42) }
+        #expect(await Self.recorded(recovered).values == [1, 9, 42])
+    }
+
+    @Test func `mapError transforms errors`() async {
+        let mapped = Self.stream([9], failingAfterNine: true).mapError { _ in TestFailure(code: 99) }
+        let recorder = await Self.recorded(mapped)
+        #expect(recorder.values == [9])
+        #expect(recorder.errors.compactMap { ($0 as? TestFailure)?.code } == [99])
+    }
+
+    @Test func `andThen runs the side effect before passing each result on`() async {
+        let seen = Locked<[Int]>([])
+        let passed = Self.stream([1, 2, 3]).andThen(on: .default) { result in
+            if case .success(let value) = result { seen.withLock { $0.append(value) } }
+        }
+        let recorder = await Self.recorded(passed)
+        #expect(recorder.values == [1, 2, 3])
+        #expect(seen.value == [1, 2, 3])
+    }
+
+    @Test func `Future flatMap to a stream forwards the inner stream`() async {
+        let inner = StreamPromise<Int>(capacity: 2)
+        inner.success(1)
+        let connection = Promise<Int>()
+        let stream = connection.future.flatMap(capacity: 4) { _ in inner.stream }
+        let recorder = StreamRecorder<Int>().record(stream)
+        connection.fulfill(0)
+        inner.success(2)
+        inner.finish()
+        await recorder.finished()
+        #expect(recorder.values == [1, 2])
+        #expect(stream.capacity == 4)
+    }
+
+    @Test func `Future flatMap to a stream of a failed future holds the error and finishes`() async {
+        let stream = Future<Int>(error: TestFailure(code: 3)).flatMap(capacity: 1) { _ in
+            StreamPromise<Int>(capacity: 1).stream
+        }
+        let recorder = await Self.recorded(stream)
+        #expect(recorder.errors.compactMap { ($0 as? TestFailure)?.code } == [3])
+    }
+
+    // MARK: - Tokens
+
+    enum Combinator: String, CaseIterable, Sendable {
+        case map, filter, flatMapFuture, flatMapStream, recover, recoverWith, mapError, andThen
+    }
+
+    static func apply(
+        _ combinator: Combinator,
+        to stream: FutureStream<Int>,
+        token: CancellationToken,
+        calls: Counter
+    ) -> FutureStream<Int> {
+        switch combinator {
+        case .map:
+            stream.map(on: .synchronous, cancellationToken: token) {
+                calls.increment()
+                return $0
+            }
+        case .filter: stream.filter(on: .synchronous, cancellationToken: token) { _ in calls.increment() > 0 }
+        case .flatMapFuture:
+            stream.flatMap(on: .synchronous, cancellationToken: token) {
+                calls.increment()
+                return Future(value: $0)
+            }
+        case .flatMapStream:
+            stream.flatMap(on: .synchronous, cancellationToken: token) { value -> FutureStream<Int> in
+                calls.increment()
+                let inner = StreamPromise<Int>(capacity: 1)
+                inner.success(value)
+                return inner.stream
+            }
+        case .recover: stream.recover(on: .synchronous, cancellationToken: token) { _ in calls.increment() }
+        case .recoverWith:
+            stream.recoverWith(on: .synchronous, cancellationToken: token) { _ in Future(value: calls.increment()) }
+        case .mapError:
+            stream.mapError(on: .synchronous, cancellationToken: token) {
+                calls.increment()
+                return $0
+            }
+        case .andThen: stream.andThen(on: .synchronous, cancellationToken: token) { _ in calls.increment() }
+        }
+    }
+
+    @Test(arguments: Combinator.allCases)
+    func `a cancelled token gives CancellationError and the end at once, and no more calls`(
+        combinator: Combinator
+    ) async {
+        let source = StreamPromise<Int>(capacity: 0)
+        let request = CancellationRequest()
+        let calls = Counter()
+        let derived = Self.apply(combinator, to: source.stream, token: request.token, calls: calls)
+        let recorder = StreamRecorder<Int>().record(derived)
+        source.success(1)
+        source.failure(TestFailure())
+        let callsBefore = calls.value
+        request.cancel()
+        #expect(recorder.isFinished)
+        #expect(recorder.errors.last is CancellationError)
+        source.success(2)
+        source.failure(TestFailure())
+        #expect(calls.value == callsBefore)
+        #expect(!source.stream.isFinished)
+    }
+
+    @Test(arguments: Combinator.allCases)
+    func `an already cancelled token gives a finished stream holding CancellationError`(combinator: Combinator) async {
+        let source = StreamPromise<Int>(capacity: 1)
+        source.success(1)
+        let calls = Counter()
+        let derived = Self.apply(combinator, to: source.stream, token: .cancelled, calls: calls)
+        let recorder = StreamRecorder<Int>().record(derived)
+        #expect(recorder.isFinished)
+        #expect(recorder.entries.count == 1 && recorder.errors.first is CancellationError)
+        #expect(calls.value == 0)
+    }
+
+    @Test func `a combinator's subscription and token handler are released when the source finishes`() async {
+        let source = StreamPromise<Int>(capacity: 0)
+        let request = CancellationRequest()
+        let counter = DeinitCounter()
+        do {
+            let tracked = counter.make()
+            _ = source.stream.map(on: .synchronous, cancellationToken: request.token) { _ in tracked.touch() }
+        }
+        source.finish()
+        #expect(counter.deallocated == 1)
+    }
+}

@@ -1,0 +1,115 @@
+import FutureLib
+import TestSupport
+import Testing
+
+/// The examples of Documentation/Streams.md, so that they compile and do what the guide says.
+@Suite(.timeLimit(.minutes(1)))
+struct FutureStreamGuideTests {
+    enum SensorError: Error {
+        case unavailable
+    }
+
+    /// The callback API of the "Wrapping callback APIs" example.
+    final class Sensor: Sendable {
+        private let callback = Locked<(@Sendable (Int?, (any Error)?) -> Void)?>(nil)
+        let stops = Counter()
+
+        func startUpdates(_ callback: @escaping @Sendable (Int?, (any Error)?) -> Void) {
+            self.callback.withLock { $0 = callback }
+        }
+
+        func stopUpdates() {
+            stops.increment()
+            callback.withLock { $0 = nil }
+        }
+
+        func report(_ value: Int) {
+            callback.value?(value, nil)
+        }
+    }
+
+    @Test func `Writing and reading`() async {
+        let readings = StreamPromise<Double>(capacity: 10)  // keeps the last 10 for late subscribers
+
+        readings.stream.onSuccess(on: .synchronous) { celsius in print("\(celsius) °C") }
+        readings.stream.onFailure(on: .synchronous) { error in print("sensor: \(error)") }
+
+        readings.success(21.5)
+        readings.failure(SensorError.unavailable)  // an error is a result; the stream goes on
+        readings.success(22.0)
+        readings.finish()  // the end: later results are ignored
+
+        #expect(readings.stream.isFinished)
+    }
+
+    @Test func `Capacity: what a late subscriber sees`() async {
+        let progress = StreamPromise<Int>(capacity: 2)
+        for percent in [10, 20, 30] { progress.success(percent) }
+
+        let seen = Locked<[Int]>([])
+        progress.stream.onSuccess(on: .synchronous) { percent in seen.withLock { $0.append(percent) } }
+        #expect(seen.value == [20, 30])
+    }
+
+    @Test func `Subscribers: a token unsubscribes`() async {
+        let updates = StreamPromise<Int>(capacity: 0)
+        let stop = CancellationRequest()
+        let seen = Locked<[Int]>([])
+        updates.stream.onSuccess(on: .synchronous, cancellationToken: stop.token) { value in
+            seen.withLock { $0.append(value) }
+        }
+        updates.success(1)
+        stop.cancel()  // unsubscribed and released
+        updates.success(2)
+        #expect(seen.value == [1])
+    }
+
+    @Test func `Combinators`() async {
+        let temperatures = StreamPromise<Double>(capacity: 5)
+        let fahrenheit = temperatures.stream
+            .filter(on: .synchronous) { $0 > -273.15 }
+            .map(on: .synchronous) { $0 * 9 / 5 + 32 }
+        let seen = Locked<[Double]>([])
+        fahrenheit.onSuccess(on: .synchronous) { value in seen.withLock { $0.append(value) } }
+        temperatures.success(100)
+        temperatures.success(-300)  // filtered out
+        temperatures.success(0)
+        #expect(seen.value == [212, 32])
+    }
+
+    @Test func `Async/await: values`() async throws {
+        let numbers = StreamPromise<Int>(capacity: 10)
+        for number in 1...3 { numbers.success(number) }
+        numbers.finish()
+
+        var sum = 0
+        for try await number in numbers.stream.values { sum += number }
+        #expect(sum == 6)
+    }
+
+    @Test func `Async/await: a stream from an AsyncSequence`() async {
+        let (ticks, continuation) = AsyncStream.makeStream(of: Int.self)
+        let stream = FutureStream(capacity: 10, ticks)
+        continuation.yield(1)
+        continuation.yield(2)
+        continuation.finish()  // the stream finishes after 1 and 2
+
+        await stream.finished()
+        #expect(StreamRecorder<Int>().record(stream).values == [1, 2])
+    }
+
+    @Test func `Wrapping callback APIs`() async {
+        let sensor = Sensor()
+        let stop = CancellationRequest()
+        let readings = FutureStream<Int>(capacity: 5, cancellationToken: stop.token) { callback, token in
+            sensor.startUpdates(callback)
+            token.onCancel { sensor.stopUpdates() }
+        }
+        sensor.report(42)
+        stop.cancel()  // stops the sensor; the stream finishes
+
+        #expect(sensor.stops.value == 1)
+        #expect(readings.isFinished)
+        #expect(StreamRecorder<Int>().record(readings).values == [42])
+    }
+}

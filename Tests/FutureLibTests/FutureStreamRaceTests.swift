@@ -1,0 +1,163 @@
+import Dispatch
+import FutureLib
+import TestSupport
+import Testing
+
+/// Races between producers, subscribers, tokens and the end of a stream, repeated `Stress.heavy`
+/// times (1,000 by default; `make stress` raises it with `FUTURELIB_STRESS_ITERATIONS`).
+///
+/// Serialized: each race spins dedicated threads on a barrier, and several at once would
+/// oversubscribe the cores and starve the rest of the test run.
+@Suite(.serialized, .timeLimit(.minutes(Stress.override == nil ? 2 : 30)))
+struct FutureStreamRaceTests {
+    static let producers = 3
+    static let valuesPerProducer = 10
+
+    /// One round: a stream, subscribers on three kinds of context, and what each of them saw.
+    final class Round: Sendable {
+        let promise = StreamPromise<Int>(capacity: 0)
+        let queue = DispatchQueue(label: "stream-race")
+        let seen = (0..<3).map { _ in Locked<[Int]>([]) }
+        let finished = (0..<3).map { _ in Signal() }
+        let finishCalls = Counter()
+
+        init() {
+            let contexts: [any ExecutionContext] = [SynchronousExecutionContext(), queue, DispatchQueue.global()]
+            for (index, context) in contexts.enumerated() {
+                subscribe(index, on: context)
+            }
+        }
+
+        private func subscribe(_ index: Int, on context: some ExecutionContext) {
+            let seen = seen[index]
+            let finished = finished[index]
+            let finishCalls = finishCalls
+            // Through `andThen` on `context`, then `.synchronous`: the end then comes after the last
+            // value also on a concurrent context (separate `onSuccess`/`onFinish` subscribers on a
+            // concurrent context are not ordered with each other).
+            let handled = promise.stream.andThen(on: context) { result in
+                if case .success(let value) = result { seen.withLock { $0.append(value) } }
+            }
+            handled.onFinish(on: .synchronous) {
+                finishCalls.increment()
+                finished.fire()
+            }
+        }
+
+        func produce(_ producer: Int) {
+            for offset in 0..<FutureStreamRaceTests.valuesPerProducer {
+                promise.success(producer * 1_000 + offset)
+            }
+        }
+
+        /// Finishes the stream, waits for every subscriber's end, and describes what went wrong.
+        func check() -> String? {
+            promise.finish()
+            for signal in finished where !signal.wait() { return "a subscriber never saw the end" }
+            guard finishCalls.value == 3 else { return "onFinish ran \(finishCalls.value) times" }
+            let expected = Set(
+                (0..<FutureStreamRaceTests.producers).flatMap { producer in
+                    (0..<FutureStreamRaceTests.valuesPerProducer).map { producer * 1_000 + $0 }
+                }
+            )
+            let first = seen[0].value
+            for (index, list) in seen.enumerated() {
+                let values = list.value
+                guard values.count == expected.count, Set(values) == expected else {
+                    return "subscriber \(index) saw \(values.count) values, not each of \(expected.count) once"
+                }
+                guard values == first else { return "subscriber \(index) saw another order than subscriber 0" }
+                for producer in 0..<FutureStreamRaceTests.producers {
+                    let own = values.filter { $0 / 1_000 == producer }
+                    guard own == own.sorted() else { return "producer \(producer)'s values out of order" }
+                }
+            }
+            return nil
+        }
+    }
+
+    @Test func `concurrent producers: every subscriber gets each result exactly once, all in the same order`() async {
+        let failures = await race(
+            iterations: Stress.heavy,
+            setup: { Round() },
+            actions: (0..<Self.producers).map { producer in { @Sendable round in round.produce(producer) } },
+            check: { $0.check() }
+        )
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    /// A subscriber whose token is cancelled while results arrive.
+    final class CancelRound: Sendable {
+        let promise = StreamPromise<Int>(capacity: 0)
+        let request = CancellationRequest()
+        let seen = Locked<[Result<Int, any Error>]>([])
+        let released = DeinitCounter()
+
+        init() {
+            let seen = seen
+            let tracked = released.make()
+            promise.stream.onComplete(on: .synchronous, cancellationToken: request.token) { result in
+                tracked.touch()
+                seen.withLock { $0.append(result) }
+            }
+        }
+
+        func check() -> String? {
+            promise.success(-1)  // after the cancellation: must not arrive
+            let results = seen.value
+            guard let last = results.last, last.isCancellation else { return "no CancellationError last" }
+            let values = results.dropLast().map { $0.successValue ?? -2 }
+            guard values == Array(0..<values.count) else { return "values \(values) are not a prefix" }
+            guard released.deallocated == 1 else { return "handler not released" }
+            return nil
+        }
+    }
+
+    @Test func `token cancellation racing results: a prefix, then one CancellationError, then nothing`() async {
+        let failures = await race(
+            iterations: Stress.heavy,  // each round sends ten results: heavy, not cheap
+            setup: { CancelRound() },
+            actions: [
+                { @Sendable round in for value in 0..<10 { round.promise.success(value) } },
+                { @Sendable round in round.request.cancel() },
+            ],
+            check: { $0.check() }
+        )
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    /// A subscriber added while the stream finishes.
+    final class FinishRound: Sendable {
+        let promise = StreamPromise<Int>(capacity: 2)
+        let seen = Locked<[Int]>([])
+        let finishCalls = Counter()
+
+        init() {
+            promise.success(1)
+            promise.success(2)
+        }
+
+        func subscribe() {
+            let seen = seen
+            let finishCalls = finishCalls
+            promise.stream.onSuccess(on: .synchronous) { value in seen.withLock { $0.append(value) } }
+            promise.stream.onFinish(on: .synchronous) { finishCalls.increment() }
+        }
+
+        func check() -> String? {
+            guard finishCalls.value == 1 else { return "onFinish ran \(finishCalls.value) times" }
+            guard seen.value == [1, 2] else { return "saw \(seen.value)" }
+            return nil
+        }
+    }
+
+    @Test func `subscribing racing finish: the kept results and the end exactly once`() async {
+        let failures = await race(
+            iterations: Stress.heavy,
+            setup: { FinishRound() },
+            actions: [{ @Sendable round in round.subscribe() }, { @Sendable round in round.promise.finish() }],
+            check: { $0.check() }
+        )
+        #expect(failures.isEmpty, "\(failures)")
+    }
+}

@@ -13,23 +13,29 @@ extension Future {
     /// - The timer starts now. When this future completes first, the timer is stopped and
     ///   released at once; nothing is left pending.
     /// - A cancelled token fails the new future with `CancellationError` at once.
-    /// - A timeout completes the new future on the timer's thread (a Dispatch global queue, never
-    ///   the cooperative pool); otherwise it completes on the thread that completes this future.
+    /// - The new future completes on `context`. With `.synchronous`, a timeout completes it on the
+    ///   timer's thread (a Dispatch global queue, never the cooperative pool), a result on the
+    ///   thread that completes this future. A cancelled token completes it at once.
     ///
     /// - Parameters:
     ///   - delay: How long to wait. Zero or negative times out at once unless already complete.
+    ///   - context: Where the new future is completed. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
     /// - Returns: A future of this future's result, or failing with ``FutureError/timeout``.
-    public func timeout(after delay: Duration, cancellationToken: CancellationToken = .none) -> Future<Value> {
+    public func timeout(
+        after delay: Duration,
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none
+    ) -> Future<Value> {
         let limited = derive(on: .synchronous, cancellationToken: cancellationToken) { result, derived in
             derived.complete(with: result)
         }
-        guard !limited.isCompleted else { return limited }
+        guard !limited.isCompleted else { return limited.delivered(on: context, cancellationToken: cancellationToken) }
         let timer = CancellationRequest()
         timer.token.onCancel { limited.complete(with: .failure(FutureError.timeout)) }
         limited.observe(on: .synchronous, cancellationToken: .none, .result { _ in timer.cancel() })  // stops the timer
         timer.cancel(after: delay)
-        return limited
+        return limited.delivered(on: context, cancellationToken: cancellationToken)
     }
 
     /// Creates a future that succeeds with `value` after `delay`.

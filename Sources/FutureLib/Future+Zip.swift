@@ -11,18 +11,21 @@ extension Future {
     /// - Succeeds when all succeed, with the values in argument order.
     /// - Fails with the first failure in time, without waiting for the others.
     /// - A cancelled token fails it with `CancellationError` at once.
-    /// - It runs no closure of yours, so it takes no context: it completes on the thread that
-    ///   completes the deciding future (or that cancels the token).
+    /// - It completes on `context`: `.synchronous` completes it on the thread that completes the
+    ///   deciding future (or that cancels the token); a cancelled token completes it at once
+    ///   whatever the context.
     ///
     /// - Parameters:
     ///   - others: The futures to combine with this one.
+    ///   - context: Where the new future is completed. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
     /// - Returns: A future of all the values.
     public func zip<each Other: Sendable>(
         _ others: repeat Future<each Other>,
+        on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none
     ) -> Future<(Value, repeat each Other)> {
-        FutureLib.zip(self, repeat each others, cancellationToken: cancellationToken)
+        FutureLib.zip(self, repeat each others, on: context, cancellationToken: cancellationToken)
     }
 }
 
@@ -36,15 +39,18 @@ extension Future {
 /// - Succeeds when all succeed, with the values in argument order.
 /// - Fails with the first failure in time, without waiting for the others.
 /// - A cancelled token fails it with `CancellationError` at once.
-/// - It runs no closure of yours, so it takes no context: it completes on the thread that
-///   completes the deciding future (or that cancels the token).
+/// - It completes on `context`: `.synchronous` completes it on the thread that completes the
+///   deciding future (or that cancels the token); a cancelled token completes it at once
+///   whatever the context.
 ///
 /// - Parameters:
 ///   - futures: The futures to combine.
+///   - context: Where the new future is completed. Defaults to ``ExecutionContext/default``.
 ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
 /// - Returns: A future of all the values.
 public func zip<each Value: Sendable>(
     _ futures: repeat Future<each Value>,
+    on context: some ExecutionContext = .default,
     cancellationToken: CancellationToken = .none
 ) -> Future<(repeat each Value)> {
     // The work is done by `gather(_:cancellationToken:values:)`, generic over one type: the
@@ -53,6 +59,7 @@ public func zip<each Value: Sendable>(
     for future in repeat each futures { sources.append(future) }
     let all = Futures(repeat each futures)
     return gather(sources, cancellationToken: cancellationToken) { all.values() }
+        .delivered(on: context, cancellationToken: cancellationToken)
 }
 
 /// The futures of a `zip`, held as one value so that closures capture no parameter pack.

@@ -49,4 +49,11 @@ extension Future {
     func complete(with inner: Future<Value>, cancellationToken: CancellationToken) {
         inner.observe(on: .synchronous, cancellationToken: cancellationToken, .result { [self] in complete(with: $0) })
     }
+
+    /// This future, or one completed with its result on `context` for the combinators that run
+    /// no closure (`zip`, `timeout(after:)`): their `on:` says where the result is delivered.
+    @inlinable
+    func delivered(on context: some ExecutionContext, cancellationToken: CancellationToken) -> Future<Value> {
+        context.isSynchronous ? self : hop(to: context, cancellationToken: cancellationToken)
+    }
 }

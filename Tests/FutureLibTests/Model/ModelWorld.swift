@@ -52,39 +52,19 @@ struct ModelRun: Sendable {
     var outcome: ModelOutcome
 }
 
-/// The objects of one scenario run and everything the threads observed. Operations record into
-/// it from any thread; the checker reads it after the threads have joined.
-final class ModelWorld: Sendable {
-    let requests: [CancellationRequest]
-    /// Dropped (set to nil) by the checker after the run, so unresolved ones break their futures.
-    let promises: Locked<[Promise<Int>?]>
-    let futures: [Future<Int>]
+/// Records the runs of handlers and continuations. The closures capture only this object, never
+/// the ``ModelWorld``: a handler stored in a request that captured the world which owns the
+/// request would be a reference cycle (LeakSanitizer found it in `make asan`).
+final class ModelRecorder: Sendable {
     let queue = ProbedQueue(label: "FutureLibTests.model")
-    let workers: Locked<[ThreadID?]>
-
-    private let registrations = Locked<[Int: CancellationRegistration]>([:])
-    /// Per operation id: what `unregister()` or `tryFulfill`/`tryReject` returned.
-    let returned = Locked<[Int: Bool]>([:])
+    let workers = Locked<[ThreadID?]>(Array(repeating: nil, count: ModelScenario.threadCount))
     /// Per operation id: every run of its handler or continuation.
     let runs = Locked<[Int: [ModelRun]]>([:])
     private let sequence = Counter()
     /// Per worker thread: the id of the handler or continuation it is registering right now (-1: none).
-    private let registering: [Locked<Int>]
+    private let registering = (0..<ModelScenario.threadCount).map { _ in Locked(-1) }
 
-    init() {
-        var requests = (0..<ModelScenario.plainRequestCount).map { _ in CancellationRequest() }
-        requests.append(CancellationRequest(linkedTo: ModelScenario.linkedSources.map { requests[$0].token }))
-        self.requests = requests
-        let promises = (0..<ModelScenario.promiseCount).map { _ in Promise<Int>() }
-        self.promises = Locked(promises)
-        futures = promises.map(\.future)
-        registering = (0..<ModelScenario.threadCount).map { _ in Locked(-1) }
-        workers = Locked(Array(repeating: nil, count: ModelScenario.threadCount))
-    }
-
-    // MARK: - Recording
-
-    private func record(_ id: Int, _ outcome: ModelOutcome) {
+    func record(_ id: Int, _ outcome: ModelOutcome) {
         let current = ThreadID.current
         let worker = workers.value.firstIndex { $0 == current }
         let inside = worker.map { registering[$0].value == id } ?? false
@@ -98,10 +78,36 @@ final class ModelWorld: Sendable {
         runs.withLock { $0[id, default: []].append(run) }
     }
 
-    private func registering(_ id: Int, on thread: Int, _ body: () -> Void) {
+    func registering(_ id: Int, on thread: Int, _ body: () -> Void) {
         registering[thread].withLock { $0 = id }
         body()
         registering[thread].withLock { $0 = -1 }
+    }
+}
+
+/// The objects of one scenario run and everything the threads observed. Operations record into
+/// it from any thread; the checker reads it after the threads have joined.
+final class ModelWorld: Sendable {
+    let requests: [CancellationRequest]
+    /// Dropped (set to nil) by the checker after the run, so unresolved ones break their futures.
+    let promises: Locked<[Promise<Int>?]>
+    let futures: [Future<Int>]
+    let recorder = ModelRecorder()
+    var queue: ProbedQueue { recorder.queue }
+    var workers: Locked<[ThreadID?]> { recorder.workers }
+    var runs: Locked<[Int: [ModelRun]]> { recorder.runs }
+
+    private let registrations = Locked<[Int: CancellationRegistration]>([:])
+    /// Per operation id: what `unregister()` or `tryFulfill`/`tryReject` returned.
+    let returned = Locked<[Int: Bool]>([:])
+
+    init() {
+        var requests = (0..<ModelScenario.plainRequestCount).map { _ in CancellationRequest() }
+        requests.append(CancellationRequest(linkedTo: ModelScenario.linkedSources.map { requests[$0].token }))
+        self.requests = requests
+        let promises = (0..<ModelScenario.promiseCount).map { _ in Promise<Int>() }
+        self.promises = Locked(promises)
+        futures = promises.map(\.future)
     }
 
     private func token(_ index: Int?) -> CancellationToken {
@@ -118,10 +124,11 @@ final class ModelWorld: Sendable {
     func perform(_ operation: ModelOperation) {
         let id = operation.id
         let thread = operation.thread
+        let recorder = recorder
         switch operation.kind {
         case .register(let request):
-            registering(id, on: thread) {
-                let registration = requests[request].token.onCancel { self.record(id, .ran) }
+            recorder.registering(id, on: thread) {
+                let registration = requests[request].token.onCancel { recorder.record(id, .ran) }
                 registrations.withLock { $0[id] = registration }
             }
         case .unregister(let handler):
@@ -133,10 +140,10 @@ final class ModelWorld: Sendable {
         case .cancelAfter(let request, let microseconds):
             requests[request].cancel(after: .microseconds(microseconds))
         case .link(let sources):
-            registering(id, on: thread) {
+            recorder.registering(id, on: thread) {
                 // The linked request is dropped at once: its sources keep it alive.
                 let linked = CancellationRequest(linkedTo: sources.map { requests[$0].token })
-                let registration = linked.token.onCancel { self.record(id, .ran) }
+                let registration = linked.token.onCancel { recorder.record(id, .ran) }
                 registrations.withLock { $0[id] = registration }
             }
         case .fulfill(let index, let value):
@@ -149,14 +156,14 @@ final class ModelWorld: Sendable {
             let future = futures[index]
             let context: any ExecutionContext = serial ? queue.queue : SynchronousExecutionContext()
             let token = token(tokenIndex)
-            registering(id, on: thread) {
+            recorder.registering(id, on: thread) {
                 switch callback {
                 case .onComplete:
-                    future.onComplete(on: context, cancellationToken: token) { self.record(id, ModelOutcome($0)) }
+                    future.onComplete(on: context, cancellationToken: token) { recorder.record(id, ModelOutcome($0)) }
                 case .onSuccess:
-                    future.onSuccess(on: context, cancellationToken: token) { self.record(id, .value($0)) }
+                    future.onSuccess(on: context, cancellationToken: token) { recorder.record(id, .value($0)) }
                 case .onFailure:
-                    future.onFailure(on: context, cancellationToken: token) { self.record(id, ModelOutcome($0)) }
+                    future.onFailure(on: context, cancellationToken: token) { recorder.record(id, ModelOutcome($0)) }
                 }
             }
         case .combine(let combinator, let sources, let tokenIndex):
@@ -174,8 +181,8 @@ final class ModelWorld: Sendable {
                 combined = zip(source, futures[sources[1]], cancellationToken: token)
                     .map(on: .synchronous) { $0 * 1000 + $1 }
             }
-            registering(id, on: thread) {
-                combined.onComplete(on: .synchronous) { self.record(id, ModelOutcome($0)) }
+            recorder.registering(id, on: thread) {
+                combined.onComplete(on: .synchronous) { recorder.record(id, ModelOutcome($0)) }
             }
         }
     }

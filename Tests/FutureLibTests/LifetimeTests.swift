@@ -16,29 +16,60 @@ import Testing
 
         func apply(_ future: Future<Int>, token: CancellationToken, capturing tracked: Tracked) -> Future<Int> {
             switch self {
-            case .map: future.map(on: .synchronous, cancellationToken: token) { tracked.touch(); return $0 }
+            case .map:
+                future.map(on: .synchronous, cancellationToken: token) {
+                    tracked.touch()
+                    return $0
+                }
             case .flatMap:
-                future.flatMap(on: .synchronous, cancellationToken: token) { tracked.touch(); return Future(value: $0) }
-            case .filter: future.filter(on: .synchronous, cancellationToken: token) { _ in tracked.touch(); return true }
+                future.flatMap(on: .synchronous, cancellationToken: token) {
+                    tracked.touch()
+                    return Future(value: $0)
+                }
+            case .filter:
+                future.filter(on: .synchronous, cancellationToken: token) { _ in
+                    tracked.touch()
+                    return true
+                }
             case .transform:
                 future.transform(
                     on: .synchronous,
                     cancellationToken: token,
-                    success: { tracked.touch(); return $0 },
-                    failure: { tracked.touch(); return $0 }
+                    success: {
+                        tracked.touch()
+                        return $0
+                    },
+                    failure: {
+                        tracked.touch()
+                        return $0
+                    }
                 )
             case .transformResult:
-                future.transform(on: .synchronous, cancellationToken: token) { tracked.touch(); return $0 }
-            case .mapError: future.mapError(on: .synchronous, cancellationToken: token) { tracked.touch(); return $0 }
+                future.transform(on: .synchronous, cancellationToken: token) {
+                    tracked.touch()
+                    return $0
+                }
+            case .mapError:
+                future.mapError(on: .synchronous, cancellationToken: token) {
+                    tracked.touch()
+                    return $0
+                }
             case .andThen: future.andThen(on: .synchronous, cancellationToken: token) { _ in tracked.touch() }
-            case .recover: future.recover(on: .synchronous, cancellationToken: token) { _ in tracked.touch(); return 0 }
+            case .recover:
+                future.recover(on: .synchronous, cancellationToken: token) { _ in
+                    tracked.touch()
+                    return 0
+                }
             case .recoverWith:
                 future.recoverWith(on: .synchronous, cancellationToken: token) { _ in
                     tracked.touch()
                     return Future(value: 0)
                 }
             case .fold:
-                [future].fold(on: .synchronous, cancellationToken: token, initial: 0) { tracked.touch(); return $0 + $1 }
+                [future].fold(on: .synchronous, cancellationToken: token, initial: 0) {
+                    tracked.touch()
+                    return $0 + $1
+                }
             }
         }
     }
@@ -88,9 +119,18 @@ import Testing
         var promise: Promise<Int>? = Promise<Int>()
         do {
             let tracked = (counter.make(), counter.make(), counter.make())
-            promise!.future.onComplete(on: .synchronous) { _ in tracked.0.touch(); calls.increment() }
-            promise!.future.onFailure(on: .synchronous) { _ in tracked.1.touch(); calls.increment() }
-            promise!.future.onSuccess(on: .synchronous) { _ in tracked.2.touch(); calls.increment() }
+            promise!.future.onComplete(on: .synchronous) { _ in
+                tracked.0.touch()
+                calls.increment()
+            }
+            promise!.future.onFailure(on: .synchronous) { _ in
+                tracked.1.touch()
+                calls.increment()
+            }
+            promise!.future.onSuccess(on: .synchronous) { _ in
+                tracked.2.touch()
+                calls.increment()
+            }
         }
         promise = nil
         #expect(calls.value == 2)  // onComplete and onFailure, with brokenPromise
@@ -99,14 +139,20 @@ import Testing
 
     @Test func `a synchronous work closure is released after it ran`() async {
         let counter = DeinitCounter()
-        let future = Future(on: .synchronous) { [tracked = counter.make()] in tracked.touch(); return 1 }
+        let future = Future(on: .synchronous) { [tracked = counter.make()] in
+            tracked.touch()
+            return 1
+        }
         #expect(future.result?.successValue == 1)
         #expect(counter.deallocated == 1)
     }
 
     @Test func `an async work closure is released after its task finished`() async {
         let counter = DeinitCounter()
-        let future = Future { [tracked = counter.make()] in tracked.touch(); return 1 }
+        let future = Future { [tracked = counter.make()] in
+            tracked.touch()
+            return 1
+        }
         #expect(await settled(future).successValue == 1)
         #expect(await eventually { counter.deallocated == 1 })
     }
@@ -133,7 +179,11 @@ import Testing
         var last: Future<Int>? = promise.future
         for index in 0..<Combinator.allCases.count * 2 {
             let combinator = Combinator.allCases[index % Combinator.allCases.count]
-            last = combinator.apply(last!, token: index.isMultiple(of: 2) ? request.token : .none, capturing: DeinitCounter().make())
+            last = combinator.apply(
+                last!,
+                token: index.isMultiple(of: 2) ? request.token : .none,
+                capturing: DeinitCounter().make()
+            )
             probes.append(WeakProbe(last!))
         }
         let end = last!

@@ -37,7 +37,9 @@ import Testing
         #expect(seen.first?.successValue == 1)
     }
 
-    @Test func `a cancellation handler that cancels the token's own future continuation runs it once with CancellationError`() {
+    @Test
+    func `a cancellation handler that cancels the token's own future continuation runs it once with CancellationError`()
+    {
         let promise = Promise<Int>()
         let request = CancellationRequest()
         let outcomes = Locked<[Result<Int, any Error>]>([])
@@ -52,7 +54,10 @@ import Testing
         #expect(outcomes.value.first?.isCancellation == true)
     }
 
-    @Test func `a cancellation handler that registers a continuation with the cancelled token gets CancellationError at once`() {
+    @Test
+    func
+        `a cancellation handler that registers a continuation with the cancelled token gets CancellationError at once`()
+    {
         let promise = Promise<Int>()
         promise.fulfill(1)  // even over a result that already exists
         let request = CancellationRequest()

@@ -18,7 +18,10 @@ struct ScaleTests {
             let counter = DeinitCounter()
             let tracked = counter.make()  // one object captured by every handler
             for _ in 0..<Scale.million {
-                request.token.onCancel { tracked.touch(); runs.increment() }
+                request.token.onCancel {
+                    tracked.touch()
+                    runs.increment()
+                }
             }
             _ = consume tracked
             request.cancel()

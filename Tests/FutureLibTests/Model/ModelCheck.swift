@@ -39,12 +39,15 @@ struct ModelChecker {
         waitUntil { cancelled.allSatisfy { world.requests[$0].isCancellationRequested } }
         for (index, request) in world.requests.enumerated()
         where request.isCancellationRequested != cancelled.contains(index) {
-            problems.append("r\(index) cancelled: \(request.isCancellationRequested), model: \(cancelled.contains(index))")
+            problems.append(
+                "r\(index) cancelled: \(request.isCancellationRequested), model: \(cancelled.contains(index))"
+            )
         }
 
-        // 2. Handlers: wait for those that must run (a timer's pass may still be running).
+        // 2. Wait for every cancellation pass to finish (a timer's may still be running).
         let handlers = scenario.operations.filter(isHandler)
         let mustRun = handlers.filter { handlerIsCancelled($0, cancelled) && !unregisteredInTime($0.id) }
+        waitUntil { cancelled.allSatisfy { world.recorder.passFinished[$0].value == 1 } }
         waitUntil { mustRun.allSatisfy { runs(of: $0.id).count >= 1 } }
 
         // 3. Promises: drop them, so the unresolved ones break their futures; drain the queue.
@@ -61,9 +64,18 @@ struct ModelChecker {
 
         for handler in handlers { checkHandler(handler, cancelled, &problems) }
         checkLIFO(handlers, &problems)
-        for operation in scenario.operations {
-            checkContinuation(operation, cancelled, finals, &problems)
+        // Continuations on the serial queue or on a thread still finishing may deliver a little
+        // later: poll until they all match the model (at once, normally) or 10 seconds passed.
+        var continuationProblems: [String] = []
+        waitUntil {
+            continuationProblems = []
+            for operation in scenario.operations {
+                checkContinuation(operation, cancelled, finals, &continuationProblems)
+            }
+            return continuationProblems.isEmpty
         }
+        drainQueue()
+        problems += continuationProblems
         checkSerialOrder(&problems)
         return problems
     }
@@ -242,7 +254,8 @@ struct ModelChecker {
             let mayCancel = token.map { cancelled.contains($0) } ?? false
             let mustCancel =
                 mayCancel
-                && (sources.allSatisfy { !resolvedDuringRun($0, finals) } || cancelledEarlier(token!, before: operation))
+                && (sources.allSatisfy { !resolvedDuringRun($0, finals) }
+                    || cancelledEarlier(token!, before: operation))
             var allowed = Set(Self.transformed(combinator, results).map(\.description))
             if mustCancel { allowed = [] }
             if mayCancel { allowed.insert(ModelOutcome.cancelled.description) }
@@ -256,7 +269,10 @@ struct ModelChecker {
 
     /// The outcomes a combinator may end with when its sources ended with `results` (zip: the
     /// first failure in time, which the model cannot know, so any failure of a source).
-    private static func transformed(_ combinator: ModelOperation.Combinator, _ results: [ModelOutcome]) -> [ModelOutcome] {
+    private static func transformed(
+        _ combinator: ModelOperation.Combinator,
+        _ results: [ModelOutcome]
+    ) -> [ModelOutcome] {
         switch (combinator, results[0]) {
         case (.map, .value(let value)): return [.value(value * 2)]
         case (.flatMap, .value(let value)): return [.value(value + 1)]

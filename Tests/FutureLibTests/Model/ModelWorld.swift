@@ -60,6 +60,10 @@ final class ModelRecorder: Sendable {
     let workers = Locked<[ThreadID?]>(Array(repeating: nil, count: ModelScenario.threadCount))
     /// Per operation id: every run of its handler or continuation.
     let runs = Locked<[Int: [ModelRun]]>([:])
+    /// Per request: whether its cancellation pass has finished (a handler registered first, so
+    /// it runs last: newest first). The flag `isCancellationRequested` turns true before the
+    /// pass starts, so it cannot tell that a timer's pass is done.
+    let passFinished = (0..<ModelScenario.requestCount).map { _ in Counter() }
     private let sequence = Counter()
     /// Per worker thread: the id of the handler or continuation it is registering right now (-1: none).
     private let registering = (0..<ModelScenario.threadCount).map { _ in Locked(-1) }
@@ -105,6 +109,10 @@ final class ModelWorld: Sendable {
         var requests = (0..<ModelScenario.plainRequestCount).map { _ in CancellationRequest() }
         requests.append(CancellationRequest(linkedTo: ModelScenario.linkedSources.map { requests[$0].token }))
         self.requests = requests
+        for (index, request) in requests.enumerated() {
+            let finished = recorder.passFinished[index]
+            request.token.onCancel { finished.increment() }
+        }
         let promises = (0..<ModelScenario.promiseCount).map { _ in Promise<Int>() }
         self.promises = Locked(promises)
         futures = promises.map(\.future)

@@ -21,11 +21,13 @@ demo: ## Run the demo: futures and tokens doing their main job
 tsan: ## Run the test suite under ThreadSanitizer (FUTURELIB_TSAN makes Mutex visible to it)
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan -Xswiftc -DFUTURELIB_TSAN $(TEST_FLAGS)
 
-asan: ## Run the test suite under AddressSanitizer
-	$(SWIFT) test --sanitize=address --scratch-path .build-asan $(TEST_FLAGS)
+asan: ## Run the test suite under AddressSanitizer and LeakSanitizer (FUTURELIB_ASAN: smaller sizes)
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/LeakSanitizer.supp \
+		$(SWIFT) test --sanitize=address --scratch-path .build-asan -Xswiftc -DFUTURELIB_ASAN $(TEST_FLAGS)
 
-stress: ## Repeat the race tests many times (STRESS_ITERATIONS, default 100000)
-	FUTURELIB_STRESS_ITERATIONS=$${STRESS_ITERATIONS:-100000} $(SWIFT) test -c release --scratch-path .build-stress --filter Race
+stress: ## Repeat the race tests many times (STRESS_ITERATIONS, default 100000) and run MODEL_SEEDS model seeds (10000)
+	FUTURELIB_STRESS_ITERATIONS=$${STRESS_ITERATIONS:-100000} FUTURELIB_MODEL_SEEDS=$${MODEL_SEEDS:-10000} \
+		$(SWIFT) test -c release --scratch-path .build-stress --filter 'Race|Model'
 
 bench: ## Run the benchmarks (release), side by side with their peers
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark

@@ -92,7 +92,9 @@ public final class Promise<Value: Sendable>: Sendable {
     ///
     /// SimpleFutures called it `completeWith(future:)`.
     ///
-    /// The promise stays alive (and is not broken) while `other` is pending.
+    /// The promise stays alive (and is not broken) while `other` is pending. Resolving a promise
+    /// with its own future does nothing: that future could never complete, and the promise,
+    /// held by it, could never break.
     ///
     /// ```swift
     /// promise.resolve(with: cache.lookup(key))
@@ -101,6 +103,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// - Parameter other: The future whose result to forward.
     @inlinable
     public func resolve(with other: Future<Value>) {
+        guard other !== future else { return }
         other.observe(on: .synchronous, cancellationToken: .none, .result { [self] in resolve($0) })
     }
 

@@ -9,10 +9,11 @@ package enum Stress {
         .flatMap { $0 > 0 ? $0 : nil }
 
     /// Iterations for a cheap race (a few atomic operations per round): 10,000, or 1,000 under
-    /// ThreadSanitizer (`make tsan` builds with `-D FUTURELIB_TSAN`), which runs them far slower.
+    /// a sanitizer (`make tsan` builds with `-D FUTURELIB_TSAN`, `make asan` with `-D FUTURELIB_ASAN`),
+    /// which runs them far slower.
     package static var cheap: Int { override ?? defaultCheap }
 
-    #if FUTURELIB_TSAN
+    #if FUTURELIB_TSAN || FUTURELIB_ASAN
     private static let defaultCheap = 1_000
     #else
     private static let defaultCheap = 10_000
@@ -59,13 +60,17 @@ package func race<State: Sendable>(
     return failures.value
 }
 
-/// Sizes of the scale tests: a million normally; far less under ThreadSanitizer (`make tsan`
-/// builds with `-D FUTURELIB_TSAN`), which runs such loops 50 times slower and would starve the
-/// other tests of CPU. The depth that matters for the stack is reached either way.
+/// Sizes of the scale tests: a million normally; far less under a sanitizer (`make tsan`
+/// builds with `-D FUTURELIB_TSAN`, `make asan` with `-D FUTURELIB_ASAN`), which runs such loops
+/// many times slower and would starve the other tests of CPU. The depth that matters for the stack is reached either way.
 package enum Scale {
-    #if FUTURELIB_TSAN
+    #if FUTURELIB_TSAN || FUTURELIB_ASAN
     package static let million = 20_000
+    package static let hundredThousand = 5_000
+    package static let tenThousand = 1_000
     #else
     package static let million = 1_000_000
+    package static let hundredThousand = 100_000
+    package static let tenThousand = 10_000
     #endif
 }

@@ -1,0 +1,278 @@
+import FutureLib
+import TestSupport
+import Testing
+
+/// Nothing the library stores outlives its use: every closure (and what it captures) is released
+/// after it ran, after its token cancelled it, or after its promise was dropped, and a completed
+/// future graph keeps nothing alive. Checked with `DeinitCounter` (captures released) and
+/// `WeakProbe` (futures released).
+///
+/// Cancellation's own lifetime tests (handlers after cancel, after unregister, a dropped request,
+/// links, timers) are in `CancellationTests`; see `Documentation/Guarantees.md`.
+@Suite struct LifetimeTests {
+    /// A combinator applied to a future, its closure capturing `tracked`.
+    enum Combinator: String, CaseIterable, Sendable {
+        case map, flatMap, filter, transform, transformResult, mapError, andThen, recover, recoverWith, fold
+
+        func apply(_ future: Future<Int>, token: CancellationToken, capturing tracked: Tracked) -> Future<Int> {
+            switch self {
+            case .map:
+                future.map(on: .synchronous, cancellationToken: token) {
+                    tracked.touch()
+                    return $0
+                }
+            case .flatMap:
+                future.flatMap(on: .synchronous, cancellationToken: token) {
+                    tracked.touch()
+                    return Future(value: $0)
+                }
+            case .filter:
+                future.filter(on: .synchronous, cancellationToken: token) { _ in
+                    tracked.touch()
+                    return true
+                }
+            case .transform:
+                future.transform(
+                    on: .synchronous,
+                    cancellationToken: token,
+                    success: {
+                        tracked.touch()
+                        return $0
+                    },
+                    failure: {
+                        tracked.touch()
+                        return $0
+                    }
+                )
+            case .transformResult:
+                future.transform(on: .synchronous, cancellationToken: token) {
+                    tracked.touch()
+                    return $0
+                }
+            case .mapError:
+                future.mapError(on: .synchronous, cancellationToken: token) {
+                    tracked.touch()
+                    return $0
+                }
+            case .andThen: future.andThen(on: .synchronous, cancellationToken: token) { _ in tracked.touch() }
+            case .recover:
+                future.recover(on: .synchronous, cancellationToken: token) { _ in
+                    tracked.touch()
+                    return 0
+                }
+            case .recoverWith:
+                future.recoverWith(on: .synchronous, cancellationToken: token) { _ in
+                    tracked.touch()
+                    return Future(value: 0)
+                }
+            case .fold:
+                [future].fold(on: .synchronous, cancellationToken: token, initial: 0) {
+                    tracked.touch()
+                    return $0 + $1
+                }
+            }
+        }
+    }
+
+    // MARK: - Closures
+
+    @Test(arguments: Combinator.allCases, [true, false])
+    func `a combinator's closure is released after its source completed`(combinator: Combinator, succeed: Bool) {
+        let counter = DeinitCounter()
+        let promise = Promise<Int>()
+        let request = CancellationRequest()
+        let derived = combinator.apply(promise.future, token: request.token, capturing: counter.make())
+        #expect(counter.deallocated == 0)
+        if succeed { promise.fulfill(1) } else { promise.reject(TestFailure()) }
+        #expect(derived.isCompleted)
+        #expect(counter.deallocated == 1)
+        withExtendedLifetime(request) {}
+    }
+
+    @Test(arguments: Combinator.allCases)
+    func `a combinator's closure is released when its token is cancelled before the source completes`(
+        combinator: Combinator
+    ) {
+        let counter = DeinitCounter()
+        let promise = Promise<Int>()
+        let request = CancellationRequest()
+        let derived = combinator.apply(promise.future, token: request.token, capturing: counter.make())
+        request.cancel()
+        #expect(derived.result?.isCancellation == true)
+        #expect(counter.deallocated == 1)  // released although the source is still pending
+        #expect(!promise.future.isCompleted)
+    }
+
+    @Test(arguments: Combinator.allCases)
+    func `a combinator's closure is released when its promise is dropped`(combinator: Combinator) {
+        let counter = DeinitCounter()
+        var promise: Promise<Int>? = Promise<Int>()
+        let derived = combinator.apply(promise!.future, token: .none, capturing: counter.make())
+        promise = nil  // broken: the closure runs (or not) with brokenPromise and is released
+        #expect(derived.isCompleted)
+        #expect(counter.deallocated == 1)
+    }
+
+    @Test func `continuations are released when their promise is dropped unresolved`() {
+        let counter = DeinitCounter()
+        let calls = Counter()
+        var promise: Promise<Int>? = Promise<Int>()
+        do {
+            let tracked = (counter.make(), counter.make(), counter.make())
+            promise!.future.onComplete(on: .synchronous) { _ in
+                tracked.0.touch()
+                calls.increment()
+            }
+            promise!.future.onFailure(on: .synchronous) { _ in
+                tracked.1.touch()
+                calls.increment()
+            }
+            promise!.future.onSuccess(on: .synchronous) { _ in
+                tracked.2.touch()
+                calls.increment()
+            }
+        }
+        promise = nil
+        #expect(calls.value == 2)  // onComplete and onFailure, with brokenPromise
+        #expect(counter.deallocated == 3)
+    }
+
+    @Test func `a synchronous work closure is released after it ran`() async {
+        let counter = DeinitCounter()
+        let future = Future(on: .synchronous) { [tracked = counter.make()] in
+            tracked.touch()
+            return 1
+        }
+        #expect(future.result?.successValue == 1)
+        #expect(counter.deallocated == 1)
+    }
+
+    @Test func `an async work closure is released after its task finished`() async {
+        let counter = DeinitCounter()
+        let future = Future { [tracked = counter.make()] in
+            tracked.touch()
+            return 1
+        }
+        #expect(await settled(future).successValue == 1)
+        #expect(await eventually { counter.deallocated == 1 })
+    }
+
+    @Test func `an async work closure is released after its token cancelled it`() async {
+        let counter = DeinitCounter()
+        let request = CancellationRequest()
+        let future = Future(cancellationToken: request.token) { [tracked = counter.make()] in
+            tracked.touch()
+            try await Task.sleep(for: .seconds(60))
+            return 1
+        }
+        request.cancel()
+        #expect(await settled(future).isCancellation)
+        #expect(await eventually { counter.deallocated == 1 })
+    }
+
+    // MARK: - Future graphs
+
+    @Test func `a completed combinator chain keeps none of its intermediate futures alive`() {
+        let promise = Promise<Int>()
+        let request = CancellationRequest()
+        var probes: [WeakProbe<Future<Int>>] = []
+        var last: Future<Int>? = promise.future
+        for index in 0..<Combinator.allCases.count * 2 {
+            let combinator = Combinator.allCases[index % Combinator.allCases.count]
+            last = combinator.apply(
+                last!,
+                token: index.isMultiple(of: 2) ? request.token : .none,
+                capturing: DeinitCounter().make()
+            )
+            probes.append(WeakProbe(last!))
+        }
+        let end = last!
+        last = nil
+        promise.fulfill(1)
+        #expect(end.isCompleted)
+        #expect(probes.dropLast().allSatisfy { !$0.isAlive })  // only the end, held here, is alive
+        withExtendedLifetime(request) {}
+    }
+
+    @Test func `a pending chain is held by its source and released when the source completes`() {
+        let promise = Promise<Int>()
+        let counter = DeinitCounter()
+        var probe: WeakProbe<Future<Int>>?
+        do {
+            let end = promise.future.map(on: .synchronous) { $0 + 1 }.map(on: .synchronous) { $0 + 1 }
+            end.onComplete(on: .synchronous) { [tracked = counter.make()] _ in tracked.touch() }
+            probe = WeakProbe(end)
+        }
+        #expect(probe!.isAlive)  // held by the pending source: it still has to run its continuation
+        promise.fulfill(1)
+        #expect(!probe!.isAlive)
+        #expect(counter.deallocated == 1)
+    }
+
+    @Test func `completed zip, sequence, results, traverse and firstCompleted keep nothing alive`() {
+        let counter = DeinitCounter()
+        let promises = (0..<3).map { _ in Promise<Int>() }
+        var inputProbes: [WeakProbe<Future<Int>>] = []
+        var outputProbes: [WeakProbe<any AnyObject & Sendable>] = []
+        do {
+            let futures = promises.map(\.future)
+            let request = CancellationRequest()
+            let tracked = counter.make()
+            let outputs: [any AnyObject & Sendable] = [
+                zip(futures[0], futures[1], futures[2], cancellationToken: request.token),
+                futures.sequence(cancellationToken: request.token),
+                futures.results(cancellationToken: request.token),
+                futures.firstCompleted(cancellationToken: request.token),
+                [0, 1, 2].traverse(on: .synchronous, cancellationToken: request.token) { index in
+                    tracked.touch()
+                    return futures[index]
+                },
+                [0, 1, 2].traverse(on: .synchronous, maxConcurrency: 1) { futures[$0] },
+            ]
+            outputProbes = outputs.map { WeakProbe($0) }
+            inputProbes = futures.map { WeakProbe($0) }
+        }
+        for (index, promise) in promises.enumerated() { promise.fulfill(index) }
+        #expect(outputProbes.allSatisfy { !$0.isAlive })
+        #expect(counter.deallocated == 1)
+        // The promises still hold their own futures; nothing else does.
+        #expect(inputProbes.allSatisfy { $0.isAlive })
+        withExtendedLifetime(promises) {}
+    }
+
+    @Test func `a timeout that did not fire releases its timer and futures`() async {
+        let probes = { () -> [WeakProbe<Future<Int>>] in
+            let promise = Promise<Int>()
+            let limited = promise.future.timeout(after: .seconds(60))
+            promise.fulfill(1)
+            #expect(limited.result?.successValue == 1)
+            return [WeakProbe(promise.future), WeakProbe(limited)]
+        }()
+        // The timer request and its Dispatch source are torn down when the future completes.
+        #expect(await eventually { probes.allSatisfy { !$0.isAlive } })
+    }
+
+    @Test func `a timeout that fired releases its timer and the limited future`() async {
+        let promise = Promise<Int>()
+        let probe = await { () async -> WeakProbe<Future<Int>> in
+            let limited = promise.future.timeout(after: .milliseconds(1))
+            #expect(await settled(limited).futureError == .timeout)
+            return WeakProbe(limited)
+        }()
+        promise.fulfill(1)  // the pending source was the last holder of the limited future
+        #expect(await eventually { !probe.isAlive })
+    }
+
+    @Test func `a delayed future is released after it fired or was cancelled`() async {
+        let request = CancellationRequest()
+        let probes = await { () async -> [WeakProbe<Future<Int>>] in
+            let fired = Future(value: 1, after: .milliseconds(1))
+            let cancelled = Future(value: 2, after: .seconds(60), cancellationToken: request.token)
+            #expect(await settled(fired).successValue == 1)
+            request.cancel()
+            #expect(cancelled.result?.isCancellation == true)
+            return [WeakProbe(fired), WeakProbe(cancelled)]
+        }()
+        #expect(await eventually { probes.allSatisfy { !$0.isAlive } })
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import FutureLib
+import TestSupport
+import Testing
+
+/// Scale and depth: many registrations, timers and tasks at once all complete and release what
+/// they hold. Sizes come from `Scale` (smaller under the sanitizers). Nothing asserts on time;
+/// the peak memory of a release run is reported in `Documentation/Guarantees.md`.
+///
+/// The million-link `map` and `flatMap` chains are in `Future+MapTests.swift`, the
+/// million-future completion chains in `FutureTests.swift`.
+@Suite(.serialized, .timeLimit(.minutes(5)))
+struct ScaleTests {
+    @Test func `a million registrations on one token all run exactly once on cancel`() async {
+        let (runs, released) = await onDedicatedThread { () -> (Int, Int) in
+            let request = CancellationRequest()
+            let runs = Counter()
+            let counter = DeinitCounter()
+            let tracked = counter.make()  // one object captured by every handler
+            for _ in 0..<Scale.million {
+                request.token.onCancel {
+                    tracked.touch()
+                    runs.increment()
+                }
+            }
+            _ = consume tracked
+            request.cancel()
+            return (runs.value, counter.deallocated)
+        }
+        #expect(runs == Scale.million)
+        #expect(released == 1)  // every handler closure was released after it ran
+    }
+
+    @Test func `a hundred thousand timers armed and then disposed release their requests`() async {
+        let alive = await onDedicatedThread { () -> [WeakProbe<CancellationRequest>] in
+            var probes: [WeakProbe<CancellationRequest>] = []
+            for index in 0..<Scale.hundredThousand {
+                let request = CancellationRequest(cancelAfter: .seconds(3600))
+                if index % 1_000 == 0 { probes.append(WeakProbe(request)) }
+                request.cancel()  // disposes the pending timer, which held the request
+            }
+            return probes
+        }
+        #expect(await eventually { alive.allSatisfy { !$0.isAlive } })
+    }
+
+    @Test func `a hundred thousand timers all fire`() async {
+        let runs = Counter()
+        await onDedicatedThread {
+            for _ in 0..<Scale.hundredThousand {
+                // Dropped at once: a pending timer keeps its request alive until it fires.
+                CancellationRequest(cancelAfter: .microseconds(100)).token.onCancel { runs.increment() }
+            }
+        }
+        #expect(await eventually(within: .seconds(120)) { runs.value == Scale.hundredThousand })
+    }
+
+    @Test func `ten thousand async futures on one token all end cancelled`() async throws {
+        let request = CancellationRequest()
+        let started = Counter()
+        let futures = (0..<Scale.tenThousand).map { _ in
+            Future(cancellationToken: request.token) { () async throws -> Int in
+                started.increment()
+                try await Task.sleep(for: .seconds(3600))
+                return 1
+            }
+        }
+        #expect(await eventually(within: .seconds(120)) { started.value == Scale.tenThousand })
+        request.cancel()
+        let results = try await futures.results().value()
+        #expect(results.count == Scale.tenThousand)
+        #expect(results.allSatisfy { $0.isCancellation })
+    }
+}

@@ -25,9 +25,9 @@ asan: ## Run the test suite under AddressSanitizer and LeakSanitizer (FUTURELIB_
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/LeakSanitizer.supp \
 		$(SWIFT) test --sanitize=address --scratch-path .build-asan -Xswiftc -DFUTURELIB_ASAN $(TEST_FLAGS)
 
-stress: ## Repeat the race tests many times (STRESS_ITERATIONS, default 100000) and run MODEL_SEEDS model seeds (10000)
+stress: ## Repeat the race tests (STRESS_ITERATIONS, default 100000), run MODEL_SEEDS model seeds (10000) and the full-size scale tests
 	FUTURELIB_STRESS_ITERATIONS=$${STRESS_ITERATIONS:-100000} FUTURELIB_MODEL_SEEDS=$${MODEL_SEEDS:-10000} \
-		$(SWIFT) test -c release --scratch-path .build-stress --filter 'Race|Model'
+		$(SWIFT) test -c release --scratch-path .build-stress --filter 'Race|Model|Scale'
 
 bench: ## Run the benchmarks (release), side by side with their peers
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark

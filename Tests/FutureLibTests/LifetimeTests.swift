@@ -219,7 +219,7 @@ import Testing
             let request = CancellationRequest()
             let tracked = counter.make()
             let outputs: [any AnyObject & Sendable] = [
-                zip(futures[0], futures[1], futures[2], cancellationToken: request.token),
+                zip(futures[0], futures[1], futures[2], on: .synchronous, cancellationToken: request.token),
                 futures.sequence(cancellationToken: request.token),
                 futures.results(cancellationToken: request.token),
                 futures.firstCompleted(cancellationToken: request.token),
@@ -243,7 +243,7 @@ import Testing
     @Test func `a timeout that did not fire releases its timer and futures`() async {
         let probes = { () -> [WeakProbe<Future<Int>>] in
             let promise = Promise<Int>()
-            let limited = promise.future.timeout(after: .seconds(60))
+            let limited = promise.future.timeout(after: .seconds(60), on: .synchronous)
             promise.fulfill(1)
             #expect(limited.result?.successValue == 1)
             return [WeakProbe(promise.future), WeakProbe(limited)]

@@ -241,7 +241,9 @@ extension FutureStream {
             } catch {
                 if !cancellationToken.isCancellationRequested { publish(.failure(error)) }
             }
-            finish()
+            // A cancelled token's handler (`cancelOnRequest`) ends the stream with
+            // `CancellationError`; handlers run newest first, so this task can get here before it.
+            if !cancellationToken.isCancellationRequested { finish() }
         }
     }
 }

@@ -87,7 +87,8 @@ public final class Future<Value: Sendable>: Sendable {
         let registration = cancellationToken.onCancel { [self] in
             complete(with: .failure(CancellationError()))
         }
-        context.execute { [self] in
+        // Through `QueueCompletion`, so that a blocking `value()` on that queue can tell it would deadlock.
+        QueueCompletion.context(context, completing: self).execute { [self] in
             defer { registration.unregister() }
             guard !cancellationToken.isCancellationRequested else {
                 // `cancel()` may not have reached the handler above yet, and unregistering would

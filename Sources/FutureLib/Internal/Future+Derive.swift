@@ -15,7 +15,7 @@ extension Future {
         if derived.failIfCancelled(cancellationToken) { return derived }
         derived.cancelOnRequest(of: cancellationToken)
         observe(
-            on: context,
+            on: QueueCompletion.context(context, completing: derived),  // for value()'s deadlock check
             cancellationToken: cancellationToken,
             .result { result in
                 if derived.failIfCancelled(cancellationToken) { return }

@@ -88,7 +88,7 @@ public final class Future<Value: Sendable>: Sendable {
             complete(with: .failure(CancellationError()))
         }
         // Through `QueueCompletion`, so that a blocking `value()` on that queue can tell it would deadlock.
-        QueueCompletion.context(context, completing: self).execute { [self] in
+        QueueCompletion.asynchronousContext(context, completing: self).execute { [self] in
             defer { registration.unregister() }
             guard !cancellationToken.isCancellationRequested else {
                 // `cancel()` may not have reached the handler above yet, and unregistering would

@@ -23,12 +23,7 @@ enum QueueCompletion: Sendable {
     static let grace: Duration = .seconds(1)
 
     /// `context`, or for a `DispatchQueue` a context that records `future` until the work starts.
-    /// Inlined: only the synchronous check stays on the hot path of combinators.
-    @inlinable
-    static func context(_ context: any ExecutionContext, completing future: AnyObject) -> any ExecutionContext {
-        context.isSynchronous ? context : asynchronousContext(context, completing: future)
-    }
-
+    /// Call it for contexts other than `.synchronous` only (a new existential costs on the hot path).
     @usableFromInline
     static func asynchronousContext(
         _ context: any ExecutionContext,

@@ -97,7 +97,8 @@ public final class Future<Value: Sendable>: Sendable {
         let registration = cancellationToken.onCancel { [self] in
             complete(with: .failure(CancellationError()))
         }
-        context.execute { [self] in
+        // Through `QueueCompletion`, so that a blocking `value()` on that queue can tell it would deadlock.
+        QueueCompletion.asynchronousContext(context, completing: self).execute { [self] in
             defer { registration.unregister() }
             guard !cancellationToken.isCancellationRequested else {
                 // `cancel()` may not have reached the handler above yet, and unregistering would
@@ -217,8 +218,8 @@ public final class Future<Value: Sendable>: Sendable {
     /// Out of line, so that `Promise.deinit` (never specialized) looks up no generic metadata on
     /// its common path, the resolved promise.
     @inline(never) @usableFromInline
-    func breakPromise() {
-        complete(with: .failure(FutureError.brokenPromise))
+    func breakPromise(createdAt site: CreationSite) {
+        complete(with: .failure(FutureError.brokenPromise(createdAt: site)))
     }
 
     @inlinable

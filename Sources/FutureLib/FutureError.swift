@@ -8,7 +8,13 @@
 ///     print("still loading")
 /// }
 /// ```
-public enum FutureError: Error, Equatable {
+///
+/// ### Equality ignores where a promise was created
+/// ``brokenPromise(createdAt:)`` carries the ``CreationSite`` of the dropped promise, for the
+/// description only: every broken-promise error equals ``brokenPromise``, so
+/// `error as? FutureError == .brokenPromise`, `#expect(throws: FutureError.brokenPromise)` and
+/// `catch FutureError.brokenPromise` work whatever the site.
+public enum FutureError: Error, Equatable, CustomStringConvertible {
     /// There is no value: `filter` rejected it, `firstCompleted()` had no futures, or a wrapped
     /// callback reported neither a value nor an error.
     ///
@@ -26,9 +32,56 @@ public enum FutureError: Error, Equatable {
     case timeout
     /// The promise was deallocated without being resolved, so its future can never get a value.
     ///
+    /// `site` is where the promise was created (nil when unknown). Match it with
+    /// `catch FutureError.brokenPromise` or `case .brokenPromise(let site?)`.
+    case brokenPromise(createdAt: CreationSite?)
+    /// A blocking `value()` was called on the serial `DispatchQueue` that the future's pending
+    /// completion is scheduled on, so it would wait forever. `queue` is the queue's label.
+    ///
+    /// See "Blocking safely" on the blocking `value()` for what is detected.
+    case deadlock(queue: String)
+
+    /// A broken-promise error without a creation site; equal to every broken-promise error.
+    ///
     /// ```swift
-    /// let future = Promise<Int>().future  // the promise is dropped at once
-    /// #expect(throws: FutureError.brokenPromise) { try future.value() }
+    /// #expect(throws: FutureError.brokenPromise) { try Promise<Int>().future.value() }
     /// ```
-    case brokenPromise
+    public static var brokenPromise: FutureError { .brokenPromise(createdAt: nil) }
+
+    /// Whether both are the same case; the creation site of a broken promise is not compared.
+    ///
+    /// ```swift
+    /// #expect(FutureError.brokenPromise(createdAt: CreationSite()) == .brokenPromise)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - lhs: An error.
+    ///   - rhs: Another error.
+    /// - Returns: Whether they are the same case (and, for ``deadlock(queue:)``, the same label).
+    public static func == (lhs: FutureError, rhs: FutureError) -> Bool {
+        switch (lhs, rhs) {
+        case (.noSuchElement, .noSuchElement), (.timeout, .timeout), (.brokenPromise, .brokenPromise): true
+        case (.deadlock(let left), .deadlock(let right)): left == right
+        case (.noSuchElement, _), (.timeout, _), (.brokenPromise, _), (.deadlock, _): false
+        }
+    }
+
+    /// What went wrong, and for a broken promise where it was created.
+    ///
+    /// ```swift
+    /// print(FutureError.brokenPromise(createdAt: CreationSite()))
+    /// // "brokenPromise: the Promise created at MyApp/Main.swift:7 was deallocated without being resolved"
+    /// ```
+    public var description: String {
+        switch self {
+        case .noSuchElement: "noSuchElement"
+        case .timeout: "timeout"
+        case .brokenPromise(let site?):
+            "brokenPromise: the Promise created at \(site) was deallocated without being resolved"
+        case .brokenPromise(nil): "brokenPromise: the Promise was deallocated without being resolved"
+        case .deadlock(let queue):
+            "deadlock: blocking value() called on the serial DispatchQueue '\(queue)', which the future's "
+                + "completion is scheduled on; it would wait forever (use 'try await value()' or a continuation)"
+        }
+    }
 }

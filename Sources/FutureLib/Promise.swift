@@ -16,7 +16,9 @@
 /// ### Semantics
 /// - The first resolution wins; later ones are ignored (the `try…` forms return `false`).
 /// - A promise deallocated without being resolved fails its future with
-///   ``FutureError/brokenPromise``: nothing waits forever on a dropped promise.
+///   ``FutureError/brokenPromise(createdAt:)``, which names the file and line that created the
+///   promise: nothing waits forever on a dropped promise, and the error points at it. A promise
+///   whose future was completed (resolved, or cancelled through a token) reports nothing.
 /// - Continuations of the future run after the promise's internal lock is released, so resolving
 ///   a promise from inside a continuation is safe.
 public final class Promise<Value: Sendable>: Sendable {
@@ -28,23 +30,34 @@ public final class Promise<Value: Sendable>: Sendable {
     /// promise.fulfill(42)
     /// ```
     public let future: Future<Value>
+    /// Where the promise was created, for the broken-promise error (16 bytes, no allocation).
+    @usableFromInline let site: CreationSite
 
     /// Creates a promise with a pending future.
+    ///
+    /// The defaults record where it is created; the broken-promise error of a dropped promise
+    /// shows that site. Leave them alone, or pass your caller's `#fileID` and `#line` from a
+    /// helper that creates promises for it.
     ///
     /// ```swift
     /// let promise = Promise<String>()
     /// #expect(promise.future.isCompleted == false)
     /// ```
+    ///
+    /// - Parameters:
+    ///   - fileID: The file that creates the promise; `#fileID` by default.
+    ///   - line: The line that creates the promise; `#line` by default.
     @inlinable
-    public init() {
+    public init(fileID: StaticString = #fileID, line: UInt = #line) {
         future = Future()
+        site = CreationSite(fileID: fileID, line: line)
     }
 
     deinit {
         // Checked first: boxing the error costs an allocation, and almost every promise was resolved.
         // (`deinit` is never specialized: the atomic keeps this path free of generic metadata lookups.)
         if !future.isCompleted {
-            future.breakPromise()
+            future.breakPromise(createdAt: site)
         }
     }
 

@@ -148,7 +148,8 @@ extension Sequence {
     /// let fastest = [fetch(from: mirrorA), fetch(from: mirrorB)].firstCompleted()
     /// ```
     ///
-    /// The others are not cancelled: give them a token and cancel it when this completes.
+    /// The others are not cancelled: give them a token and cancel it when this completes, or let
+    /// ``Future/race(on:cancellationToken:_:)`` start them, which cancels and releases the losers.
     ///
     /// - Parameter cancellationToken: Fails the result with `CancellationError` when cancelled first.
     /// - Returns: A future of the first result; failing with ``FutureError/noSuchElement`` for an

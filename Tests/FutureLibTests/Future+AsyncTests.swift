@@ -128,3 +128,29 @@ struct FutureAsyncTests {
         }
     }
 }
+
+@Suite(.timeLimit(.minutes(1)))
+struct FutureWaiterCancellationTests {
+    @Test func `a cancelled waiter abandons only its own wait: the other waiter and the producer are untouched`()
+        async throws
+    {
+        let producer = CancellationRequest()
+        let release = Signal()
+        let produced = Counter()
+        let future = Future(on: .default, cancellationToken: producer.token) {
+            release.wait()
+            produced.increment()
+            return 7
+        }
+        let abandoned = Task { try await future.value() }
+        let patient = Task { try await future.value() }
+        abandoned.cancel()
+        await #expect(throws: CancellationError.self) { try await abandoned.value }
+        #expect(!future.isCompleted)
+        #expect(!producer.isCancellationRequested)
+        release.fire()
+        #expect(try await patient.value == 7)
+        #expect(produced.value == 1)
+        #expect(try await future.value() == 7)
+    }
+}

@@ -165,3 +165,39 @@ struct FutureBlockingTests {
         }
     }
 }
+
+/// The blocking `value()` that would deadlock on the serial queue its completion needs.
+@Suite(.timeLimit(.minutes(1)))
+struct FutureDeadlockDetectionTests {
+    /// Runs `body` on `queue` and suspends (without blocking a thread) until it returned.
+    private func on<T: Sendable>(_ queue: DispatchQueue, _ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: body()) }
+        }
+    }
+
+    @Test func `value() on the serial queue its completion is queued on throws FutureError.deadlock naming the queue`()
+        async throws
+    {
+        let queue = DispatchQueue(label: "FutureLibTests.deadlock")
+        let produced = await on(queue) { Result { try Future(on: queue) { 1 }.value() } }
+        #expect(produced.futureError == .deadlock(queue: "FutureLibTests.deadlock"))
+        #expect("\(produced.futureError!)".contains("'FutureLibTests.deadlock'"))
+
+        let mapped = await on(queue) { Result { try Future(value: 1).map(on: queue) { $0 + 1 }.value() } }
+        #expect(mapped.futureError == .deadlock(queue: "FutureLibTests.deadlock"))
+        // The work still runs once the queue is free again; nothing else was disturbed.
+        let later = Future(on: queue) { 2 }
+        #expect(try await later.value() == 2)
+    }
+
+    @Test func `value() on a concurrent queue, or on another queue, waits and returns the value`() async {
+        let concurrent = DispatchQueue(label: "FutureLibTests.concurrent", attributes: .concurrent)
+        let value = await on(concurrent) { try? Future(on: concurrent) { 3 }.value() }
+        #expect(value == 3)
+        let serial = DispatchQueue(label: "FutureLibTests.serial")
+        let other = DispatchQueue(label: "FutureLibTests.other")
+        let fromOther = await on(other) { try? Future(on: serial) { 4 }.value() }
+        #expect(fromOther == 4)
+    }
+}

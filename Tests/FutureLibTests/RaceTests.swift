@@ -180,7 +180,12 @@ struct FutureRaceTests {
                 let round = DropRound()
                 round.promise.value!.future.onFailure(on: .synchronous, cancellationToken: round.request.token) {
                     error in
-                    round.errors.withLock { $0.append(error is CancellationError ? "cancelled" : "\(error)") }
+                    round.errors.withLock {
+                        $0.append(
+                            error is CancellationError
+                                ? "cancelled" : error as? FutureError == .brokenPromise ? "brokenPromise" : "\(error)"
+                        )
+                    }
                 }
                 return round
             },

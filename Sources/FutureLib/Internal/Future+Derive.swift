@@ -14,14 +14,17 @@ extension Future {
         let derived = Future<U>()
         if derived.failIfCancelled(cancellationToken) { return derived }
         derived.cancelOnRequest(of: cancellationToken)
-        observe(
-            on: context,
-            cancellationToken: cancellationToken,
-            .result { result in
-                if derived.failIfCancelled(cancellationToken) { return }
-                body(result, derived)
-            }
-        )
+        let callback: Callback<Value> = .result { result in
+            if derived.failIfCancelled(cancellationToken) { return }
+            body(result, derived)
+        }
+        if context.isSynchronous {
+            observe(on: context, cancellationToken: cancellationToken, callback)
+        } else {
+            // Records a completion queued on a DispatchQueue, for value()'s deadlock check.
+            let context = QueueCompletion.asynchronousContext(context, completing: derived)
+            observe(on: context, cancellationToken: cancellationToken, callback)
+        }
         return derived
     }
 

@@ -1,0 +1,131 @@
+extension Future {
+    /// Runs `operation` until it succeeds, at most `maxAttempts` times, waiting as `backoff` says
+    /// between attempts.
+    ///
+    /// ```swift
+    /// let shutdown = CancellationRequest()
+    /// let page = Future.retry(
+    ///     maxAttempts: 5,
+    ///     backoff: .exponential(initial: .milliseconds(100), maximum: .seconds(5)).jittered(),
+    ///     cancellationToken: shutdown.token,
+    ///     shouldRetry: { error in error is URLError }
+    /// ) { token in
+    ///     download(url, cancellationToken: token)
+    /// }
+    /// ```
+    ///
+    /// ### Semantics
+    /// - The first attempt starts now (on `context`); each later one after the delay that
+    ///   ``Backoff/delay(beforeRetry:)`` gives. The delays run on Dispatch timers, not on the
+    ///   cooperative pool, and never block a thread.
+    /// - Succeeds with the first success. Fails with the last error once `maxAttempts` attempts
+    ///   failed, or at once with an error that `shouldRetry` rejects (by default every error but
+    ///   `CancellationError` is retried).
+    /// - Each attempt gets a token of its own, cancelled when `cancellationToken` is.
+    ///
+    /// ### Cancellation
+    /// Cancelling `cancellationToken` fails the result with `CancellationError` at once, stops and
+    /// releases a pending delay (no further attempt starts) and cancels the token of the attempt
+    /// in flight; its late result is dropped.
+    ///
+    /// - Parameters:
+    ///   - maxAttempts: How many attempts at most, including the first; at least 1.
+    ///   - backoff: The delays between attempts. Defaults to ``Backoff/immediate``.
+    ///   - context: Where `operation` is called. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Stops retrying and fails the result with `CancellationError`.
+    ///   - shouldRetry: Whether an attempt's error is worth another attempt.
+    ///   - operation: Starts one attempt, with a token that is cancelled when the retry is.
+    /// - Returns: A future of the first successful attempt's value.
+    public static func retry(
+        maxAttempts: Int,
+        backoff: Backoff = .immediate,
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        shouldRetry: @escaping @Sendable (any Error) -> Bool = { !($0 is CancellationError) },
+        _ operation: @escaping @Sendable (CancellationToken) -> Future<Value>
+    ) -> Future<Value> {
+        precondition(maxAttempts >= 1, "retry: maxAttempts must be at least 1, got \(maxAttempts)")
+        let retrying = Retrying(
+            maxAttempts: maxAttempts,
+            backoff: backoff,
+            context: context,
+            cancellationToken: cancellationToken,
+            shouldRetry: shouldRetry,
+            operation: operation
+        )
+        let result = retrying.result
+        if result.failIfCancelled(cancellationToken) { return result }
+        result.cancelOnRequest(of: cancellationToken)
+        context.execute { retrying.attempt(1) }
+        return result
+    }
+}
+
+/// One `retry`: starts the attempts and the delays between them. Held by the attempt in flight
+/// or the pending delay, and released with them.
+final class Retrying<Value: Sendable>: Sendable {
+    let result = Future<Value>()
+    let maxAttempts: Int
+    let backoff: Backoff
+    let context: any ExecutionContext
+    let cancellationToken: CancellationToken
+    let shouldRetry: @Sendable (any Error) -> Bool
+    let operation: @Sendable (CancellationToken) -> Future<Value>
+
+    init(
+        maxAttempts: Int,
+        backoff: Backoff,
+        context: any ExecutionContext,
+        cancellationToken: CancellationToken,
+        shouldRetry: @escaping @Sendable (any Error) -> Bool,
+        operation: @escaping @Sendable (CancellationToken) -> Future<Value>
+    ) {
+        self.maxAttempts = maxAttempts
+        self.backoff = backoff
+        self.context = context
+        self.cancellationToken = cancellationToken
+        self.shouldRetry = shouldRetry
+        self.operation = operation
+    }
+
+    /// Starts attempt number `number` (from 1), unless the retry is over.
+    func attempt(_ number: Int) {
+        guard !result.isCompleted else { return }  // cancelled meanwhile
+        let attempt = CancellationRequest()
+        // Cancels the attempt in flight with the retry; released when the attempt completes.
+        let registration = cancellationToken.onCancel { attempt.cancel() }
+        operation(attempt.token)
+            .observe(
+                on: .synchronous,
+                cancellationToken: .none,
+                .result { [self] outcome in
+                    registration.unregister()
+                    withExtendedLifetime(attempt) {}
+                    finished(number, with: outcome)
+                }
+            )
+    }
+
+    private func finished(_ number: Int, with outcome: Result<Value, any Error>) {
+        guard case .failure(let error) = outcome, !result.isCompleted else {
+            result.complete(with: outcome)
+            return
+        }
+        guard number < maxAttempts, !cancellationToken.isCancellationRequested, shouldRetry(error) else {
+            result.complete(with: outcome)
+            return
+        }
+        let delay = backoff.delay(beforeRetry: number)
+        guard delay > .zero else {
+            context.execute { [self] in attempt(number + 1) }
+            return
+        }
+        // A cancelled token fails the delay at once, stops its timer and releases this closure.
+        Future<Void>(value: (), after: delay, cancellationToken: cancellationToken)
+            .observe(
+                on: .synchronous,
+                cancellationToken: .none,
+                .value { [self] in context.execute { [self] in attempt(number + 1) } }
+            )
+    }
+}

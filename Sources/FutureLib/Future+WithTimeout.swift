@@ -1,0 +1,70 @@
+extension Future {
+    /// Runs `operation` with a token that is cancelled when `delay` passes, and fails with
+    /// ``FutureError/timeout`` at that deadline: the timeout that also **stops the work**.
+    ///
+    /// ```swift
+    /// let user = try await Future.withTimeout(.seconds(3)) { token in
+    ///     fetchUser(id, cancellationToken: token)
+    /// }.value()
+    /// ```
+    ///
+    /// ### Which timeout to use
+    /// - `Future.withTimeout(_:on:cancellationToken:_:)` (this one) when the work should stop at the
+    ///   deadline: a request nobody will read, a computation whose result is no longer wanted. The
+    ///   work gets the token and must honour it (pass it on to the futures it starts).
+    /// - ``timeout(after:cancellationToken:)`` when you only want to stop *waiting*: the work
+    ///   goes on (to fill a cache, say) and other holders of the future still get its result.
+    ///
+    /// ### Semantics
+    /// - The timer starts now; `operation` is called on `context`, with a token that is cancelled
+    ///   at the deadline or when `cancellationToken` is.
+    /// - At the deadline the result fails with ``FutureError/timeout`` at once, without waiting for
+    ///   the work to notice its token; the late result is dropped.
+    /// - Cancelling `cancellationToken` first fails it with `CancellationError` and cancels the work.
+    /// - When the work completes before the deadline, its result is the result, the timer is
+    ///   stopped and released, and the work's token is not cancelled.
+    ///
+    /// - Parameters:
+    ///   - delay: How long the work may take. Zero or negative times out at once.
+    ///   - context: Where `operation` is called. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels the work and fails the result with `CancellationError`.
+    ///   - operation: Starts the work with the token that the deadline cancels.
+    /// - Returns: A future of the work's result, or failing with ``FutureError/timeout``.
+    public static func withTimeout(
+        _ delay: Duration,
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ operation: @escaping @Sendable (CancellationToken) -> Future<Value>
+    ) -> Future<Value> {
+        let result = Future<Value>()
+        if result.failIfCancelled(cancellationToken) { return result }
+        result.cancelOnRequest(of: cancellationToken)
+        let work = CancellationRequest()
+        let forwarding = cancellationToken.onCancel { work.cancel() }
+        let deadline = CancellationRequest()
+        let timing = deadline.token.onCancel {
+            // The work's token first, so that whoever sees the timeout also sees the work cancelled.
+            work.cancel()
+            result.complete(with: .failure(FutureError.timeout))
+        }
+        result.observe(
+            on: .synchronous,
+            cancellationToken: .none,
+            .result { _ in
+                timing.unregister()  // completed first: the deadline cancels nothing
+                deadline.cancel()  // stops the timer and releases it
+                forwarding.unregister()
+            }
+        )
+        deadline.cancel(after: delay)
+        context.execute {
+            guard !result.isCompleted else { return }  // timed out or cancelled before it started
+            operation(work.token).observe(
+                on: .synchronous,
+                cancellationToken: .none,
+                .result { result.complete(with: $0) }
+            )
+        }
+        return result
+    }
+}

@@ -1,0 +1,148 @@
+import FutureLib
+import TestSupport
+import Testing
+
+/// A fake operation for `retry`: fails its first `failures` attempts with `TestFailure(code:
+/// attempt)`, then succeeds with the attempt number, and logs what happened in order.
+final class FlakyOperation: Sendable {
+    let failures: Int
+    let attempts = Counter()
+    let log = Locked<[String]>([])
+    /// The tokens the attempts got.
+    let tokens = Locked<[CancellationToken]>([])
+    /// When set, attempts never complete by themselves (they complete when their token fires).
+    let hangs: Bool
+
+    init(failures: Int, hangs: Bool = false) {
+        self.failures = failures
+        self.hangs = hangs
+    }
+
+    func callAsFunction(_ token: CancellationToken) -> Future<Int> {
+        let attempt = attempts.increment()
+        log.withLock { $0.append("attempt \(attempt)") }
+        tokens.withLock { $0.append(token) }
+        if hangs {
+            let promise = Promise<Int>()
+            token.onCancel { promise.reject(CancellationError()) }
+            return promise.future
+        }
+        return attempt <= failures ? Future(error: TestFailure(code: attempt)) : Future(value: attempt)
+    }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct FutureRetryTests {
+    @Test func `retry runs the operation until it succeeds, at most maxAttempts times`() async throws {
+        let flaky = FlakyOperation(failures: 2)
+        #expect(try await Future.retry(maxAttempts: 5) { flaky($0) }.value() == 3)
+        #expect(flaky.attempts.value == 3)
+
+        let hopeless = FlakyOperation(failures: 10)
+        let result = await settled(Future.retry(maxAttempts: 4, backoff: .constant(.milliseconds(1))) { hopeless($0) })
+        #expect(result.testFailure == TestFailure(code: 4))  // the last attempt's error
+        #expect(hopeless.attempts.value == 4)
+    }
+
+    @Test func `retry stops at an error that shouldRetry rejects, and never retries a CancellationError by default`()
+        async
+    {
+        let flaky = FlakyOperation(failures: 3)
+        let result = await settled(
+            Future.retry(maxAttempts: 5, shouldRetry: { ($0 as? TestFailure)?.code != 2 }) { flaky($0) }
+        )
+        #expect(result.testFailure == TestFailure(code: 2))
+        #expect(flaky.attempts.value == 2)
+
+        let attempts = Counter()
+        let cancelled = Future<Int>.retry(maxAttempts: 5) { _ in
+            attempts.increment()
+            return Future(error: CancellationError())
+        }
+        #expect(await settled(cancelled).isCancellation)
+        #expect(attempts.value == 1)
+    }
+
+    @Test func `retry waits the backoff's delay between attempts: each attempt starts after the delay's timer`()
+        async throws
+    {
+        // Ordering, not wall time: the delay is a timer future; the next attempt is logged after it fired.
+        let flaky = FlakyOperation(failures: 2)
+        let timers = Counter()
+        let backoff = Backoff.constant(.milliseconds(5)).jittered(random: {
+            timers.increment()
+            return 0
+        })
+        #expect(try await Future.retry(maxAttempts: 3, backoff: backoff) { flaky($0) }.value() == 3)
+        #expect(flaky.log.value == ["attempt 1", "attempt 2", "attempt 3"])
+        #expect(timers.value == 2)  // one delay before each retry, none before the first attempt
+    }
+
+    @Test func `Backoff: constant, exponential with a cap, and jitter from an injected random source`() {
+        #expect(Backoff.constant(.seconds(2)).delay(beforeRetry: 7) == .seconds(2))
+        let exponential = Backoff.exponential(initial: .milliseconds(100), maximum: .milliseconds(500))
+        #expect(
+            (1...5).map { exponential.delay(beforeRetry: $0) } == [100, 200, 400, 500, 500].map { .milliseconds($0) }
+        )
+        let tripled = Backoff.exponential(initial: .seconds(1), multiplier: 3, maximum: .seconds(100))
+        #expect(tripled.delay(beforeRetry: 3) == .seconds(9))
+        #expect(Backoff.constant(.seconds(1)).jittered(random: { 0.25 }).delay(beforeRetry: 1) == .milliseconds(750))
+        #expect(
+            Backoff.constant(.seconds(1)).jittered(by: 0.5, random: { 0.5 }).delay(beforeRetry: 1) == .milliseconds(750)
+        )
+        #expect(Backoff.constant(.seconds(-1)).delay(beforeRetry: 1) == .zero)
+        #expect(Backoff.immediate.delay(beforeRetry: 3) == .zero)
+    }
+
+    @Test func `cancelling during the delay fails the retry at once, starts no further attempt and releases the timer`()
+        async
+    {
+        let flaky = FlakyOperation(failures: 10)
+        let delaying = Signal()
+        let request = CancellationRequest()
+        // The random source runs when the delay is computed, right before its timer starts.
+        let backoff = Backoff.constant(.seconds(3600)).jittered {
+            delaying.fire()
+            return 0
+        }
+        let counter = DeinitCounter()
+        let retried = { [tracked = counter.make()] in
+            Future.retry(maxAttempts: 3, backoff: backoff, cancellationToken: request.token) { token in
+                tracked.touch()
+                return flaky(token)
+            }
+        }()
+        await onDedicatedThread { delaying.wait() }
+        #expect(flaky.attempts.value == 1)
+        #expect(!retried.isCompleted)
+        request.cancel()
+        #expect(isCancellation(retried.result))  // at once, not after the hour
+        #expect(flaky.attempts.value == 1)
+        // The hour-long timer lets go of the retry (and so of the operation and what it captured).
+        #expect(await eventually { counter.deallocated == 1 })
+    }
+
+    @Test func `cancelling during an attempt cancels that attempt's token and fails the retry at once`() async {
+        let flaky = FlakyOperation(failures: 0, hangs: true)
+        let request = CancellationRequest()
+        let retried = Future.retry(maxAttempts: 3, cancellationToken: request.token) { flaky($0) }
+        #expect(await eventually { flaky.attempts.value == 1 })
+        let token = flaky.tokens.value[0]
+        #expect(!token.isCancellationRequested)
+        request.cancel()
+        #expect(isCancellation(retried.result))
+        #expect(token.isCancellationRequested)
+        #expect(flaky.attempts.value == 1)
+    }
+
+    @Test func `each attempt gets a token of its own, and a cancelled token starts no attempt`() async throws {
+        let flaky = FlakyOperation(failures: 2)
+        _ = try await Future.retry(maxAttempts: 3) { flaky($0) }.value()
+        #expect(Set(flaky.tokens.value).count == 3)
+
+        let never = FlakyOperation(failures: 0)
+        let retried = Future.retry(maxAttempts: 3, cancellationToken: .cancelled) { never($0) }
+        #expect(isCancellation(retried.result))
+        #expect(never.attempts.value == 0)
+    }
+}

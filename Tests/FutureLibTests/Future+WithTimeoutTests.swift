@@ -1,0 +1,71 @@
+import FutureLib
+import TestSupport
+import Testing
+
+@Suite(.timeLimit(.minutes(1)))
+struct FutureWithTimeoutTests {
+    @Test func `withTimeout cancels the work's token at the deadline and fails with FutureError.timeout at once`() async
+    {
+        let handed = Locked<CancellationToken?>(nil)
+        let pending = Promise<Int>()
+        let counter = DeinitCounter()
+        let limited = { [tracked = counter.make()] in
+            Future<Int>.withTimeout(.milliseconds(20)) { token in
+                tracked.touch()
+                handed.withLock { $0 = token }
+                return pending.future  // ignores its token: never completes by itself
+            }
+        }()
+        await #expect(throws: FutureError.timeout) { try await limited.value() }
+        #expect(handed.value?.isCancellationRequested == true)
+        #expect(await eventually { counter.deallocated == 1 })  // the operation was released
+        withExtendedLifetime(pending) {}
+    }
+
+    @Test func `withTimeout passes the work's result on, stops the timer and never cancels the work's token`()
+        async throws
+    {
+        let handed = Locked<CancellationToken?>(nil)
+        let limited = Future.withTimeout(.seconds(3600)) { token in
+            handed.withLock { $0 = token }
+            return Future(value: 7)
+        }
+        #expect(try await limited.value() == 7)
+        #expect(handed.value?.isCancellationRequested == false)
+
+        let failing = Future<Int>.withTimeout(.seconds(3600)) { _ in Future(error: SampleError()) }
+        await #expect(throws: SampleError()) { try await failing.value() }
+    }
+
+    @Test func `withTimeout: the caller's token cancels the work and fails it with CancellationError`() async {
+        let request = CancellationRequest()
+        let handed = Locked<CancellationToken?>(nil)
+        let started = Signal()
+        let limited = Future<Int>.withTimeout(.seconds(3600), cancellationToken: request.token) { token in
+            handed.withLock { $0 = token }
+            started.fire()
+            return Future(value: 0, after: .seconds(3600), cancellationToken: token)
+        }
+        await onDedicatedThread { started.wait() }
+        request.cancel()
+        #expect(isCancellation(limited.result))
+        #expect(handed.value?.isCancellationRequested == true)
+        #expect(
+            isCancellation(
+                Future<Int>.withTimeout(.seconds(1), cancellationToken: .cancelled) { _ in
+                    Future(value: 1)
+                }.result
+            )
+        )
+    }
+
+    @Test func `timeout(after:) only stops waiting: the work goes on and its token is never cancelled`() async throws {
+        let request = CancellationRequest()
+        let source = Promise<Int>()
+        let limited = source.future.timeout(after: .milliseconds(10))
+        await #expect(throws: FutureError.timeout) { try await limited.value() }
+        #expect(!request.isCancellationRequested)
+        source.fulfill(1)
+        #expect(try await source.future.value() == 1)
+    }
+}

@@ -2,7 +2,7 @@ import Cancellation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct TaskCancellationBridgeTests {
     // MARK: - withCancellation
 

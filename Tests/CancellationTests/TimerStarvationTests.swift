@@ -9,7 +9,7 @@ import Testing
 /// monitor adds threads (all `cores * 4` blockers below get a thread, and the timer still fires,
 /// in about a millisecond on the 2-core CI machine). The test keeps it that way if timers ever
 /// move to a capped executor.
-@Suite(.serialized, .timeLimit(.minutes(1)))
+@Suite(.serialized, .timeLimit(.minutes(3)))
 struct TimerStarvationTests {
     @Test func `a timer fires while user code blocks every thread of the global queue`() async {
         let blockers = WorkerCount.cores * 4

@@ -211,7 +211,7 @@ func fetchUserAsync(_ id: Int, cancellationToken: CancellationToken) -> Future<U
 }
 
 func fromTPL(id: Int) async throws -> String {
-    let source = CancellationRequest(cancelAfter: .seconds(3))  // new CancellationTokenSource(TimeSpan)
+    let source = CancellationRequest(cancelAfter: .seconds(30))  // new CancellationTokenSource(TimeSpan)
     // await FetchUserAsync(id, cts.Token)
     let user = try await fetchUserAsync(id, cancellationToken: source.token).value()
 
@@ -222,7 +222,7 @@ func fromTPL(id: Int) async throws -> String {
     let any = [fetchUser(3), fetchUser(4)].firstCompleted()  // Task.WhenAny (its result, not the task)
     // ContinueWith(…, cts.Token, …, TaskScheduler.Default)
     let continued = any.map(on: .default, cancellationToken: source.token) { $0.name }
-    let limited = try await continued.value(timeout: .seconds(2))  // await task.WaitAsync(TimeSpan)
+    let limited = try await continued.value(timeout: .seconds(20))  // await task.WaitAsync(TimeSpan)
     let count = try await all.value().count + completion.future.value()
     return "\(user.name) \(limited) \(count)"
 }

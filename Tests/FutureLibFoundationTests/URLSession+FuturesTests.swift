@@ -10,7 +10,7 @@ import FoundationNetworking
 
 /// Real requests over loopback sockets to `HTTPFixture`; no mocks. Deadlines are generous and
 /// only bound a failure: no test asserts on how long something took.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct URLSessionFuturesTests {
     let server: HTTPFixture
     let session: URLSession

@@ -3,7 +3,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct FutureAsyncTests {
     @Test func `value() async suspends until the future is fulfilled`() async throws {
         let promise = Promise<Int>()
@@ -129,7 +129,7 @@ struct FutureAsyncTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct FutureWaiterCancellationTests {
     @Test func `a cancelled waiter abandons only its own wait: the other waiter and the producer are untouched`()
         async throws

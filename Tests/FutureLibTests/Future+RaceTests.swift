@@ -2,7 +2,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct FutureRaceHelperTests {
     @Test
     func `race completes with the first result, cancels the losers' tokens and releases the losers and their timers`()

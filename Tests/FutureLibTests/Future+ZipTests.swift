@@ -2,7 +2,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct FutureZipTests {
     @Test("zip of two futures of different types gives both values in argument order")
     func zipTwo() async throws {

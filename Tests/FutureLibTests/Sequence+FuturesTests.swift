@@ -5,7 +5,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(3)))
 struct SequenceFuturesTests {
     // MARK: - traverse
 

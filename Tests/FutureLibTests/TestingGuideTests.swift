@@ -30,7 +30,7 @@ func slowConfig(after delay: Duration, cancellationToken: CancellationToken = .n
 
 // MARK: - Examples
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct TestingGuideTests {
     // "Synchronous tests"
     @Test func parsesConfig() throws {

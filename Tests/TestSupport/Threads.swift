@@ -21,6 +21,8 @@ package func onDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () -> T)
 /// Starts `count` dedicated threads, releases them together through a barrier, and runs
 /// `body(index)` on each. Suspends until every one returned.
 package func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+    await SpinningGate.shared.enter()
+    defer { SpinningGate.shared.leave() }
     let barrier = SpinBarrier(parties: count)
     await withTaskGroup(of: Void.self) { group in
         for index in 0..<count {
@@ -157,7 +159,7 @@ package final class Signal: Sendable {
 /// a background queue produces at some later point (a Dispatch timer releasing its handler);
 /// asserts only on the outcome, never on how long it took.
 package func eventually(
-    within limit: Duration = .seconds(10),
+    within limit: Duration = .seconds(30),
     _ condition: @escaping @Sendable () -> Bool
 ) async -> Bool {
     await onDedicatedThread {
@@ -202,4 +204,44 @@ package final class RunProbe: Sendable {
 
     /// Whether its last run was on the creating thread.
     package var ranOnRegisteringThread: Bool { sameThread.value }
+}
+
+// MARK: - One spinning group at a time
+
+/// Lets one group of spinning threads (``onThreads(_:_:)``, ``race(iterations:setup:actions:check:)``)
+/// run at a time in the whole test process.
+///
+/// Swift Testing runs suites in parallel. Several race suites at once put a dozen threads spinning
+/// on barriers onto 2 cores: each round then waits for the scheduler to run a partner thread,
+/// and the rest of the process (the cooperative pool, Dispatch's timer threads) starves for tens
+/// of seconds. Waiting here suspends the task; it holds no thread.
+package final class SpinningGate: Sendable {
+    package static let shared = SpinningGate()
+
+    private let state = Locked<(busy: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    package func enter() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let entered = state.withLock { state -> Bool in
+                guard state.busy else {
+                    state.busy = true
+                    return true
+                }
+                state.waiters.append(continuation)
+                return false
+            }
+            if entered { continuation.resume() }  // outside the lock
+        }
+    }
+
+    package func leave() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.waiters.isEmpty else {
+                state.busy = false
+                return nil
+            }
+            return state.waiters.removeFirst()  // stays busy: handed over
+        }
+        next?.resume()  // outside the lock
+    }
 }

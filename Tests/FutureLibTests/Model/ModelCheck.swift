@@ -65,7 +65,7 @@ struct ModelChecker {
         for handler in handlers { checkHandler(handler, cancelled, &problems) }
         checkLIFO(handlers, &problems)
         // Continuations on the serial queue or on a thread still finishing may deliver a little
-        // later: poll until they all match the model (at once, normally) or 10 seconds passed.
+        // later: poll until they all match the model (at once, normally) or 30 seconds passed.
         var continuationProblems: [String] = []
         waitUntil {
             continuationProblems = []
@@ -306,9 +306,9 @@ struct ModelChecker {
 
     // MARK: - Waiting
 
-    /// Polls until `condition` holds or 10 seconds passed (a failure shows up in the checks).
+    /// Polls until `condition` holds or 30 seconds passed (a failure shows up in the checks).
     private func waitUntil(_ condition: () -> Bool) {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while !condition(), ContinuousClock.now < deadline { pause(.microseconds(200)) }
     }
 

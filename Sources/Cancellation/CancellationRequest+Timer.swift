@@ -30,8 +30,9 @@ extension CancellationRequest {
     /// - A later call replaces the pending deadline, earlier or later: the last call wins.
     /// - After the request is cancelled it does nothing.
     /// - A delay of zero or less cancels at once, on this thread. Negative delays count as zero.
-    /// - The timer fires on a Dispatch global queue (not the cooperative pool) and runs the
-    ///   handlers there. A pending timer keeps the request alive; ``cancel()`` stops it.
+    /// - The timer fires on FutureLib's serial timer queue, which has a thread of its own (not the
+    ///   cooperative pool, not `DispatchQueue.global()`), and runs the handlers there: keep them
+    ///   short, a slow handler delays the timers behind it. A pending timer keeps the request alive; ``cancel()`` stops it.
     ///
     /// - Parameter delay: How long from now until cancellation.
     public func cancel(after delay: Duration) {

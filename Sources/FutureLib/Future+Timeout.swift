@@ -14,7 +14,7 @@ extension Future {
     ///   released at once; nothing is left pending.
     /// - A cancelled token fails the new future with `CancellationError` at once.
     /// - The new future completes on `context`. With `.synchronous`, a timeout completes it on the
-    ///   timer's thread (a Dispatch global queue, never the cooperative pool), a result on the
+    ///   timer's thread (FutureLib's timer queue, never the cooperative pool), a result on the
     ///   thread that completes this future. A cancelled token completes it at once.
     ///
     /// - Parameters:

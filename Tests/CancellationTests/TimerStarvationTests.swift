@@ -3,12 +3,11 @@ import Dispatch
 import TestSupport
 import Testing
 
-/// Timers fire on `DispatchQueue.global()`, a non-overcommit queue whose pool starts with one
-/// thread per core. User code that blocks those threads must not stop `cancel(after:)` from
-/// firing. It does not on Linux: when the global pool's threads block, libdispatch's workqueue
-/// monitor adds threads (all `cores * 4` blockers below get a thread, and the timer still fires,
-/// in about a millisecond on the 2-core CI machine). The test keeps it that way if timers ever
-/// move to a capped executor.
+/// User code that blocks the threads of `DispatchQueue.global()` (a pool of about one thread per
+/// core) must not stop `cancel(after:)` from firing. Timers run on FutureLib's own serial queue,
+/// which Dispatch serves from its overcommit pool: it gets a thread whatever the global queue is
+/// doing. (With timers on the global queue, libdispatch usually added threads, but the suite saw
+/// a 50 ms timer wait more than 10 s while other tests blocked and flooded that queue.)
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct TimerStarvationTests {
     @Test func `a timer fires while user code blocks every thread of the global queue`() async {

@@ -113,6 +113,15 @@ final class CancellationCore: Sendable {
 
     // MARK: - Timer
 
+    /// Where every timer fires and runs its request's handlers: one serial queue of the package's.
+    ///
+    /// Not `DispatchQueue.global()`: that pool has about one thread per core, and user work that
+    /// blocks them (or floods it) delayed timers by seconds in the test suite. A serial queue
+    /// created here targets Dispatch's overcommit pool, which gives it a thread of its own
+    /// whatever the global queues are doing. Handlers should be short (they always should:
+    /// they delay the caller of `cancel()`); a slow one delays the timers behind it.
+    static let timerQueue = DispatchQueue(label: "FutureLib.timers", qos: .userInitiated)
+
     /// Arms (or re-arms) the timer that cancels `request` at `deadline`. The timer's handler holds
     /// the request, so a pending timer keeps it alive; cancelling releases the timer.
     func arm(at deadline: DispatchTime, for request: CancellationRequest) {
@@ -123,7 +132,7 @@ final class CancellationCore: Sendable {
             case .reschedule(let timer):
                 timer.schedule(deadline: deadline)
             case .create:
-                let timer = DispatchSource.makeTimerSource(queue: .global())
+                let timer = DispatchSource.makeTimerSource(queue: Self.timerQueue)
                 timer.setEventHandler { request.cancel() }
                 timer.schedule(deadline: deadline)
                 state.install(timer)

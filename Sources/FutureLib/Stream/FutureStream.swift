@@ -95,10 +95,25 @@ public final class FutureStream<Value: Sendable>: Sendable {
     }
 
     /// Publishes `CancellationError` and finishes: what a cancelled combinator token does.
+    ///
+    /// One critical section for both: when two threads cancel at once, the stream gets a single
+    /// `CancellationError`, and no result lands after it.
     @usableFromInline
     func cancelAndFinish() {
-        publish(.failure(CancellationError()))
-        finish()
+        typealias Done = (
+            published: StreamState<Value>.Ready, evicted: Result<Value, any Error>?,
+            finished: StreamState<Value>.Ready, registrations: [CancellationRegistration]
+        )
+        let done = state.withLock { state -> Done? in
+            guard let (published, evicted) = state.publish(.failure(CancellationError())),
+                let (finished, registrations) = state.finish()
+            else { return nil }
+            return (published, evicted, finished, registrations)
+        }
+        guard let done else { return }  // `evicted` is released here, outside the lock
+        for registration in done.registrations { registration.unregister() }
+        done.published.schedule()
+        done.finished.schedule()
     }
 
     /// Cancels and finishes the stream at once if `token` is cancelled; true if it was.

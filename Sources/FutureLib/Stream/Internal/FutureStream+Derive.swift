@@ -51,6 +51,10 @@ extension FutureStream {
                         on: .synchronous,
                         cancellationToken: cancellationToken,
                         .result { result in
+                            // A cancelled token reaches this continuation with `CancellationError`
+                            // too: the stream's own handler publishes the one terminal
+                            // `CancellationError` and finishes it.
+                            guard !cancellationToken.isCancellationRequested else { return }
                             derived.publish(result)
                             if pending.end() { derived.finish() }
                         }

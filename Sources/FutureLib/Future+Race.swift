@@ -51,7 +51,8 @@ extension Future {
         }
         for (index, operation) in operations.enumerated() {
             context.execute {
-                guard !result.isCompleted else { return }
+                // Decided (or cancelled) already: this competitor's token is cancelled, don't start it.
+                guard !result.isCompleted, !requests[index].isCancellationRequested else { return }
                 let competitor = operation(requests[index].token)
                 competitor.observe(
                     on: .synchronous,

@@ -94,6 +94,8 @@ final class Retrying<Value: Sendable>: Sendable {
         let attempt = CancellationRequest()
         // Cancels the attempt in flight with the retry; released when the attempt completes.
         let registration = cancellationToken.onCancel { attempt.cancel() }
+        // Cancelled between the check above and the registration: no attempt starts.
+        guard !attempt.isCancellationRequested else { return }
         operation(attempt.token)
             .observe(
                 on: .synchronous,

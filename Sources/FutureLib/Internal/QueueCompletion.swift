@@ -29,7 +29,9 @@ enum QueueCompletion: Sendable {
         _ context: any ExecutionContext,
         completing future: AnyObject
     ) -> any ExecutionContext {
-        guard let queue = context as? DispatchQueue else { return context }
+        // Not Dispatch's global queues: they are concurrent (a blocked thread is no deadlock), and
+        // Apple's libdispatch refuses `setSpecific` on them.
+        guard let queue = context as? DispatchQueue, !queue.label.hasPrefix("com.apple.root.") else { return context }
         return QueueCompletionContext(queue: queue, future: ObjectIdentifier(future))
     }
 

@@ -245,7 +245,7 @@ struct FutureMapTests {
     func millionMapChain() async throws {
         // Built and completed on a dedicated thread: seconds of synchronous work must not occupy
         // the cooperative pool that the other tests need.
-        let last = await onDedicatedThread { () -> Result<Int, any Error>? in
+        let last = await onHeavyThread { () -> Result<Int, any Error>? in
             let promise = Promise<Int>()
             var future = promise.future
             for _ in 0..<Scale.million { future = future.map(on: .synchronous) { $0 + 1 } }
@@ -257,7 +257,7 @@ struct FutureMapTests {
 
     @Test("a chain of a million flatMaps on .synchronous completes without overflowing the stack")
     func millionFlatMapChain() async throws {
-        let last = await onDedicatedThread { () -> Result<Int, any Error>? in
+        let last = await onHeavyThread { () -> Result<Int, any Error>? in
             let promise = Promise<Int>()
             var future = promise.future
             for _ in 0..<Scale.million { future = future.flatMap(on: .synchronous) { Future(value: $0 + 1) } }

@@ -183,7 +183,7 @@ struct FutureTests {
     @Test func `completing a chain of a million dependent futures on .synchronous does not overflow the stack`() async {
         // On a dedicated thread (1 MiB of stack, less than a cooperative thread's), so that the
         // long-running chain does not occupy the cooperative pool either.
-        let value = await onDedicatedThread { () -> Int? in
+        let value = await onHeavyThread { () -> Int? in
             let head = Promise<Int>()
             var last = head.future
             for _ in 0..<Self.chainLength {
@@ -201,7 +201,7 @@ struct FutureTests {
     @Test func `a chain of a million continuations built on completed futures does not overflow the stack`() async {
         // Each continuation registers the next one on an already-completed future, on
         // .synchronous: every registration dispatches inline, from inside the previous continuation.
-        let value = await onDedicatedThread { () -> Int? in
+        let value = await onHeavyThread { () -> Int? in
             let done = Promise<Int>()
             @Sendable func step(_ remaining: Int) {
                 Future(value: remaining).onSuccess(on: .synchronous) { value in
@@ -216,7 +216,7 @@ struct FutureTests {
 
     @Test func `a chain of a million dependent futures whose head already completed does not overflow the stack`() async
     {
-        let value = await onDedicatedThread { () -> Int? in
+        let value = await onHeavyThread { () -> Int? in
             var last = Future(value: 3)
             for _ in 0..<Self.chainLength {
                 let next = Promise<Int>()

@@ -17,7 +17,7 @@ struct ScaleTests {
     static let timers = Stress.override == nil ? Scale.hundredThousand / 10 : Scale.hundredThousand
 
     @Test func `a million registrations on one token all run exactly once on cancel`() async {
-        let (runs, released) = await onDedicatedThread { () -> (Int, Int) in
+        let (runs, released) = await onHeavyThread { () -> (Int, Int) in
             let request = CancellationRequest()
             let runs = Counter()
             let counter = DeinitCounter()

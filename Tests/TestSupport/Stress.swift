@@ -35,8 +35,8 @@ package func race<State: Sendable>(
     actions: [@Sendable (State) -> Void],
     check: @escaping @Sendable (State) -> String?
 ) async -> [String] {
-    await SpinningGate.shared.enter()
-    defer { SpinningGate.shared.leave() }
+    await HeavyGate.shared.enter()
+    defer { HeavyGate.shared.leave() }
     let failures = Locked<[String]>([])
     let current = Locked<State?>(nil)
     let barrier = SpinBarrier(parties: actions.count)

@@ -18,11 +18,19 @@ package func onDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () -> T)
     }
 }
 
+/// Runs seconds of CPU-bound work (a million-link chain, a million registrations) on a dedicated
+/// thread, one such job (or spinning group, see ``HeavyGate``) at a time in the process.
+package func onHeavyThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await HeavyGate.shared.enter()
+    defer { HeavyGate.shared.leave() }
+    return await onDedicatedThread(body)
+}
+
 /// Starts `count` dedicated threads, releases them together through a barrier, and runs
 /// `body(index)` on each. Suspends until every one returned.
 package func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
-    await SpinningGate.shared.enter()
-    defer { SpinningGate.shared.leave() }
+    await HeavyGate.shared.enter()
+    defer { HeavyGate.shared.leave() }
     let barrier = SpinBarrier(parties: count)
     await withTaskGroup(of: Void.self) { group in
         for index in 0..<count {
@@ -209,14 +217,14 @@ package final class RunProbe: Sendable {
 // MARK: - One spinning group at a time
 
 /// Lets one group of spinning threads (``onThreads(_:_:)``, ``race(iterations:setup:actions:check:)``)
-/// run at a time in the whole test process.
+/// or one heavy job (``onHeavyThread(_:)``) run at a time in the whole test process.
 ///
 /// Swift Testing runs suites in parallel. Several race suites at once put a dozen threads spinning
 /// on barriers onto 2 cores: each round then waits for the scheduler to run a partner thread,
 /// and the rest of the process (the cooperative pool, Dispatch's timer threads) starves for tens
 /// of seconds. Waiting here suspends the task; it holds no thread.
-package final class SpinningGate: Sendable {
-    package static let shared = SpinningGate()
+package final class HeavyGate: Sendable {
+    package static let shared = HeavyGate()
 
     private let state = Locked<(busy: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 

@@ -6,7 +6,9 @@
 /// unsubscribes at once.
 final class StreamIteratorCore<Value: Sendable>: Sendable {
     private struct State: Sendable {
-        var buffer: [Result<Value, any Error>] = []
+        /// Popped slots are set to nil: a result the loop took is not kept alive by the buffer, and
+        /// compacting it never releases a user's value inside the lock.
+        var buffer: [Result<Value, any Error>?] = []
         /// Index of the next result in `buffer` (a queue without `removeFirst`'s O(n)).
         var head = 0
         /// The stream ended or the iteration was stopped: once `buffer` is drained, `next()` returns nil.
@@ -18,7 +20,7 @@ final class StreamIteratorCore<Value: Sendable>: Sendable {
 
         mutating func popFirst() -> Result<Value, any Error>? {
             guard !isEmpty else { return nil }
-            let result = buffer[head]
+            let result = buffer[head].take()
             head += 1
             if head == buffer.count {
                 buffer.removeAll(keepingCapacity: true)

@@ -4,6 +4,26 @@ import Testing
 
 @Suite(.timeLimit(.minutes(3)))
 struct FutureZipTests {
+    @Test("zip and timeout(after:) complete their future on the context given as on:")
+    func completesOnContext() async throws {
+        let probed = ProbedQueue()
+        let a = Promise<Int>()
+        let b = Promise<String>()
+        let onQueue = Locked<[Bool]>([])
+        let zipped = zip(a.future, b.future, on: probed.queue)
+        let limited = a.future.timeout(after: .seconds(3600), on: probed.queue)
+        // `.synchronous` continuations run on the thread that completes the future.
+        zipped.onComplete(on: .synchronous) { _ in onQueue.withLock { $0.append(probed.isCurrent) } }
+        limited.onComplete(on: .synchronous) { _ in onQueue.withLock { $0.append(probed.isCurrent) } }
+        a.fulfill(1)
+        b.fulfill("one")
+        let pair = try await zipped.value()
+        #expect(pair.0 == 1 && pair.1 == "one")
+        #expect(try await limited.value() == 1)
+        #expect(await eventually { onQueue.value.count == 2 })
+        #expect(onQueue.value == [true, true])
+    }
+
     @Test("zip of two futures of different types gives both values in argument order")
     func zipTwo() async throws {
         let pair = try await zip(Future(value: 1), Future(value: "one")).value()

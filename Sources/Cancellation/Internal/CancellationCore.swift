@@ -87,17 +87,35 @@ final class CancellationCore: Sendable {
         }
         guard case .runHandlers(let first, let timer) = action else { return }
         timer?.cancel()
-        guard var next = first else { return }
-        CancellingThread.runHandlers(of: self) {
-            while true {
-                let key = next.key
-                next.handler()
-                let step = state.withLock { $0.handlerReturned(key) }
-                for waiter in step.wake { waiter.signal() }
-                guard let following = step.next else { return }
+        guard let first else { return }
+        CancellingThread.runHandlers(of: self) { runHandlers(startingWith: first) }
+    }
+
+    /// The cancelling loop: runs `next`, then asks the state for the following handler, until none is left.
+    ///
+    /// Each entry is consumed by the call that runs it, so its closure is released right after it
+    /// returned, with no retain and release around the call. (A local of this function, not a
+    /// variable captured by a closure: the move checker tracks only locals.)
+    private func runHandlers(startingWith first: consuming CancellationState.Next) {
+        var next = first
+        while true {
+            let key = next.key
+            Self.run(consume next)
+            switch state.withLock({ $0.handlerReturned(key) }) {
+            case .run(let following):
                 next = following
+            case .wake(let waiters, let following):
+                for waiter in waiters { waiter.signal() }
+                guard let following else { return }
+                next = following
+            case .finished:
+                return
             }
         }
+    }
+
+    private static func run(_ entry: consuming CancellationState.Next) {
+        entry.handler()
     }
 
     /// The request was deallocated without being cancelled.

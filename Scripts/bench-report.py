@@ -233,6 +233,9 @@ SCALING = [
            "8 NIO: makeSucceededFuture + whenAllSucceed, {n} elements", "element", True, "#7f7f7f", dashed=True),
 ]
 
+# dhat: FutureLib mode, NIO mode, n (the runs use n and 2n pending promises).
+PENDING = ("futurelib-pending", "nio-pending", 10_000)
+
 # Callgrind: scenario, FutureLib mode, peer mode, peer label, n (the runs use n and 2n), target. No async
 # scenarios: valgrind 3.19 dies on Swift async code (Benchmarks/Callgrind/README.md).
 CALLGRIND = [
@@ -416,6 +419,30 @@ def callgrind_instructions(driver: Path, mode: str, count: int) -> int:
     raise RuntimeError(f"no instruction total for {mode} {count}")
 
 
+def dhat_totals(driver: Path, mode: str, count: int) -> tuple[int, int]:
+    """Bytes and blocks the whole run allocated, from `valgrind --tool=dhat`."""
+    process = subprocess.run(["valgrind", "--tool=dhat", "--dhat-out-file=/dev/null", str(driver), mode, str(count)],
+                             check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    match = re.search(r"Total:\s+([\d,]+) bytes in ([\d,]+) blocks", process.stderr)
+    if match is None:
+        raise RuntimeError(f"no dhat total for {mode} {count}")
+    return int(match.group(1).replace(",", "")), int(match.group(2).replace(",", ""))
+
+
+def run_dhat(driver: Path) -> dict:
+    """Bytes and malloc blocks per pending promise with one continuation, FutureLib and NIO: dhat totals
+    at n and 2n pending promises, difference divided by n."""
+    results = {}
+    for mode in (PENDING[0], PENDING[1]):
+        small_bytes, small_blocks = dhat_totals(driver, mode, PENDING[2])
+        large_bytes, large_blocks = dhat_totals(driver, mode, 2 * PENDING[2])
+        per_bytes = (large_bytes - small_bytes) / PENDING[2]
+        per_blocks = (large_blocks - small_blocks) / PENDING[2]
+        log(f"dhat {mode}: {per_bytes:.1f} bytes, {per_blocks:.2f} blocks per pending promise")
+        results[mode] = {"count": PENDING[2], "bytes": per_bytes, "blocks": per_blocks}
+    return results
+
+
 def run_callgrind() -> dict:
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (apt-get install valgrind)")
@@ -428,6 +455,7 @@ def run_callgrind() -> dict:
             per_op = (large - small) / count
             log(f"callgrind {mode}: {small} @ {count}, {large} @ {2 * count} -> {per_op:.1f} instructions/op")
             results[mode] = {"count": count, "small": small, "large": large, "per_op": per_op}
+    results["dhat"] = run_dhat(driver)
     return results
 
 
@@ -843,6 +871,26 @@ def render(bench_data: dict | None, callgrind_data: dict | None) -> None:
                 checks.append((f"({number}) {strip_markdown(scenario)}: instructions ratio {fmt_ratio(r)} ≤ "
                                f"{target:g}", ok))
         add("")
+        dhat = cg.get("dhat", {})
+        ours, peer = dhat.get(PENDING[0], {}), dhat.get(PENDING[1], {})
+        if ours and peer:
+            add("### Memory per pending promise")
+            add("")
+            add("`valgrind --tool=dhat` on the same driver: n and 2n promises, each with one continuation "
+                "(`onSuccess` on `.synchronous`; NIO: `whenSuccess` on an `EmbeddedEventLoop`), all pending at "
+                f"once; bytes and malloc blocks per promise = (total(2n) − total(n)) / n, n = {PENDING[2]:,}. "
+                "Bytes are what the program asked `malloc` for.")
+            add("")
+            add("| Per pending promise with one continuation | FutureLib | NIO | Target | |")
+            add("|---|---:|---:|---:|---|")
+            for label, field in (("Bytes allocated", "bytes"), ("Malloc blocks", "blocks")):
+                a, b = ours.get(field), peer.get(field)
+                ok = None if a is None or b is None else a <= b
+                add(f"| {label} | {fmt_count(a)} | {fmt_count(b)} | ≤ NIO | {verdict(ok)} |")
+                if ok is not None:
+                    checks.append((f"(1) {label.lower()} per pending promise: {fmt_count(a)} ≤ NIO's {fmt_count(b)}",
+                                   ok))
+            add("")
     else:
         add("Not run yet: `make bench-callgrind`.")
         add("")

@@ -10,6 +10,8 @@
 //   futurelib-promise / nio-promise     1. promise + one continuation + completion (NIO on an EmbeddedEventLoop)
 //   futurelib-map / nio-map             2. a chain of ten maps on a pending future, then completion
 //   futurelib-sequence / nio-sequence   3. sequence() / whenAllSucceed of 1,000 completed futures (one operation)
+//   futurelib-pending / nio-pending     1. `count` promises, each with one continuation, all pending at once, then
+//                                          completed: run under `valgrind --tool=dhat` for the bytes per pending promise
 //
 // No async scenarios (5, 7): valgrind 3.19 dies with an internal SIGSEGV as soon as Swift async code runs.
 
@@ -83,6 +85,34 @@ func nioSequence(_ count: Int) throws {
     try loop.syncShutdownGracefully()
 }
 
+func futureLibPending(_ count: Int) {
+    var pending: [Promise<Int>] = []
+    pending.reserveCapacity(count)
+    for _ in 0..<count {
+        let promise = Promise<Int>()
+        promise.future.onSuccess(on: .synchronous) { sink($0) }
+        pending.append(promise)
+    }
+    for promise in pending {
+        promise.fulfill(1)
+    }
+}
+
+func nioPending(_ count: Int) throws {
+    let loop = EmbeddedEventLoop()
+    var pending: [EventLoopPromise<Int>] = []
+    pending.reserveCapacity(count)
+    for _ in 0..<count {
+        let promise = loop.makePromise(of: Int.self)
+        promise.futureResult.whenSuccess { sink($0) }
+        pending.append(promise)
+    }
+    for promise in pending {
+        promise.succeed(1)
+    }
+    try loop.syncShutdownGracefully()
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let count = Int(arguments[2]), count >= 0 else {
     fatalError("usage: CallgrindDriver <scenario> <count>")
@@ -95,6 +125,8 @@ case "futurelib-map": futureLibMap(count)
 case "nio-map": try nioMap(count)
 case "futurelib-sequence": futureLibSequence(count)
 case "nio-sequence": try nioSequence(count)
+case "futurelib-pending": futureLibPending(count)
+case "nio-pending": try nioPending(count)
 default:
     fatalError("unknown scenario \(arguments[1])")
 }

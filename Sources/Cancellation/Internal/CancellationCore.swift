@@ -66,9 +66,9 @@ final class CancellationCore: Sendable {
     func unregisterAndWait(_ key: RegistrationList.Key) {
         let action = state.withLock { $0.unregister(key) }
         guard case .running = action else { return }
-        if CancellingThread.isRunningHandlers(of: self) { return }  // waiting here would wait for ourselves
         let semaphore = DispatchSemaphore(value: 0)
-        let mustWait = state.withLock { $0.waitForRunningHandler(key, semaphore: semaphore) }
+        let caller = ThreadIdentity.current
+        let mustWait = state.withLock { $0.waitForRunningHandler(key, semaphore: semaphore, caller: caller) }
         if mustWait { semaphore.wait() }
     }
 
@@ -77,8 +77,9 @@ final class CancellationCore: Sendable {
     /// Requests cancellation: runs every stored handler once, newest first, on this thread,
     /// taking the lock once per handler and never holding it while a handler runs.
     func cancel() {
+        let thread = ThreadIdentity.current
         let action = state.withLock { state -> CancellationState.CancelAction in
-            let action = state.cancel()
+            let action = state.cancel(on: thread)
             if case .runHandlers = action {
                 // Releasing: pairs with the acquiring load in `isCancellationRequested`.
                 requested.store(true, ordering: .releasing)
@@ -88,7 +89,7 @@ final class CancellationCore: Sendable {
         guard case .runHandlers(let first, let timer) = action else { return }
         timer?.cancel()
         guard let first else { return }
-        CancellingThread.runHandlers(of: self) { runHandlers(startingWith: first) }
+        runHandlers(startingWith: first)
     }
 
     /// The cancelling loop: runs `next`, then asks the state for the following handler, until none is left.
@@ -157,45 +158,5 @@ final class CancellationCore: Sendable {
                 timer.activate()
             }
         }
-    }
-}
-
-/// Knows which cores the current thread is running cancellation handlers for, so that
-/// `unregisterAndWait()` called from inside a handler returns at once instead of deadlocking.
-///
-/// The standard library has no thread-local API; a task-local bound in synchronous code outside a
-/// task falls back to thread-local storage, and inside a task it is scoped to this synchronous call.
-enum CancellingThread {
-    /// A node of the chain of cores being cancelled on this thread (a handler may cancel another request).
-    // Sendable: `task` is only compared with `==`, never used to act on the task; the rest is immutable.
-    final class Frame: @unchecked Sendable {
-        let core: ObjectIdentifier
-        /// The task running the handlers, or nil on a thread outside any task. A `Task { }` started
-        /// by a handler inherits this task-local while running on another thread: it must still wait.
-        let task: UnsafeCurrentTask?
-        let outer: Frame?
-        init(core: ObjectIdentifier, task: UnsafeCurrentTask?, outer: Frame?) {
-            self.core = core
-            self.task = task
-            self.outer = outer
-        }
-    }
-
-    @TaskLocal static var innermost: Frame?
-
-    static func runHandlers(of core: CancellationCore, _ body: () -> Void) {
-        let frame = Frame(core: ObjectIdentifier(core), task: withUnsafeCurrentTask { $0 }, outer: innermost)
-        $innermost.withValue(frame, operation: body)
-    }
-
-    static func isRunningHandlers(of core: CancellationCore) -> Bool {
-        var frame = innermost
-        let id = ObjectIdentifier(core)
-        let task = withUnsafeCurrentTask { $0 }
-        while let current = frame {
-            if current.core == id, current.task == task { return true }
-            frame = current.outer
-        }
-        return false
     }
 }

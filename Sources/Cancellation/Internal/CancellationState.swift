@@ -23,6 +23,8 @@ struct CancellationState {
     private var handlers = RegistrationList()
     /// The handler that the cancelling thread is running right now.
     private var running: RegistrationList.Key?
+    /// The thread running the handlers, while `cancelling`.
+    private var cancellingThread: ThreadIdentity?
     /// Threads blocked in `unregisterAndWait()` until `running` returns.
     private var waiters: [DispatchSemaphore] = []
     /// The pending `cancel(after:)` timer, if any.
@@ -61,9 +63,14 @@ struct CancellationState {
         return running == key ? .running : .gone
     }
 
-    /// Registers a waiter for the running handler `key`; false when it has already returned.
-    mutating func waitForRunningHandler(_ key: RegistrationList.Key, semaphore: DispatchSemaphore) -> Bool {
-        guard running == key else { return false }
+    /// Registers a waiter for the running handler `key`; false when it has already returned, or
+    /// when `caller` is the thread running it (from inside a handler: waiting would wait for itself).
+    mutating func waitForRunningHandler(
+        _ key: RegistrationList.Key,
+        semaphore: DispatchSemaphore,
+        caller: ThreadIdentity
+    ) -> Bool {
+        guard running == key, cancellingThread != caller else { return false }
         waiters.append(semaphore)
         return true
     }
@@ -83,9 +90,10 @@ struct CancellationState {
     }
 
     /// Starts cancellation and hands out the newest handler in the same critical section.
-    mutating func cancel() -> CancelAction {
+    mutating func cancel(on thread: ThreadIdentity) -> CancelAction {
         guard case .active = phase else { return .none }
         phase = .cancelling
+        cancellingThread = thread
         defer { timer = nil }
         return .runHandlers(first: takeNewest(), timer: timer)
     }
@@ -117,6 +125,7 @@ struct CancellationState {
     private mutating func takeNewest() -> Next? {
         guard let next = handlers.removeNewest() else {
             running = nil
+            cancellingThread = nil
             phase = .cancelled
             handlers = RegistrationList()  // frees the slab; every slot is empty by now
             return nil

@@ -77,4 +77,30 @@ struct FutureStreamAdaptersTests {
         let recorder = StreamRecorder<Void>().record(saves)
         #expect(recorder.values.count == 1 && recorder.errors.count == 1)
     }
+
+    // MARK: - A stream nobody can publish to any more
+
+    @Test func `a loop over a stream whose API dropped its callback ends instead of waiting forever`() async throws {
+        // The API calls back twice and drops the callback: nothing holds the stream but the loop's
+        // iterator, which does not keep it alive. Its deallocation finishes it, which ends the loop.
+        var seen: [Int] = []
+        let callsTwiceThenDrops: (@escaping @Sendable (Int?, (any Error)?) -> Void) -> Void = { callback in
+            callback(1, nil)
+            callback(2, nil)
+        }
+        for try await value in FutureStream<Int>(capacity: 4, method: callsTwiceThenDrops).values {
+            seen.append(value)
+        }
+        #expect(seen == [1, 2])
+    }
+
+    @Test func `callbacks on a stream that is deallocated unfinished get its end`() async {
+        let ended = Signal()
+        do {
+            let dropsItsCallback: (@escaping @Sendable (Int?, (any Error)?) -> Void) -> Void = { _ in }
+            let stream = FutureStream<Int>(capacity: 1, method: dropsItsCallback)
+            stream.onFinish { ended.fire() }
+        }
+        #expect(await onDedicatedThread { ended.wait() })
+    }
 }

@@ -58,6 +58,13 @@ public final class FutureStream<Value: Sendable>: Sendable {
         state = Lock(StreamState(capacity: capacity))
     }
 
+    /// A stream that is deallocated has nobody left to publish to it: finish it, so that its
+    /// subscribers (a `for await` loop, `onFinish`) end instead of waiting forever. A wrapped API
+    /// that drops its callback, or a loop that holds only its iterator, leads here.
+    deinit {
+        finish()
+    }
+
     /// Whether the stream has finished: no result will follow.
     ///
     /// ```swift

@@ -106,6 +106,12 @@ public struct Backoff: Sendable {
             delay = initial
             var step = 1
             while step < retry, delay < maximum {
+                // Compared in seconds first: `Duration * Double` traps when the product leaves
+                // Duration's range (a huge or infinite multiplier, many retries).
+                guard delay.inSeconds * multiplier < maximum.inSeconds else {
+                    delay = maximum
+                    break
+                }
                 delay = delay * multiplier
                 step += 1
             }
@@ -116,5 +122,12 @@ public struct Backoff: Sendable {
             delay = delay * (1 - jitter * r)
         }
         return max(delay, .zero)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double` (which never overflows, unlike `Duration` arithmetic).
+    fileprivate var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) * 1e-18
     }
 }

@@ -78,6 +78,15 @@ struct FutureRetryTests {
         #expect(timers.value == 2)  // one delay before each retry, none before the first attempt
     }
 
+    @Test func `Backoff: a huge multiplier or many retries reach the maximum instead of overflowing`() {
+        let huge = Backoff.exponential(initial: .seconds(1), multiplier: 1e300, maximum: .seconds(60))
+        #expect(huge.delay(beforeRetry: 2) == .seconds(60))
+        let infinite = Backoff.exponential(initial: .seconds(1), multiplier: .infinity, maximum: .seconds(60))
+        #expect(infinite.delay(beforeRetry: 3) == .seconds(60))
+        let doubling = Backoff.exponential(initial: .seconds(1), maximum: .seconds(Int64.max / 2))
+        #expect(doubling.delay(beforeRetry: 10_000) == .seconds(Int64.max / 2))
+    }
+
     @Test func `Backoff: constant, exponential with a cap, and jitter from an injected random source`() {
         #expect(Backoff.constant(.seconds(2)).delay(beforeRetry: 7) == .seconds(2))
         let exponential = Backoff.exponential(initial: .milliseconds(100), maximum: .milliseconds(500))

@@ -88,15 +88,21 @@ extension Future {
     /// Registers `callback` to run on `context` with the result, or with `CancellationError` when
     /// `cancellationToken` fires first.
     @inlinable
-    func observe(on context: any ExecutionContext, cancellationToken: CancellationToken, _ callback: Callback<Value>) {
+    func observe(on context: some ExecutionContext, cancellationToken: CancellationToken, _ callback: Callback<Value>) {
+        observe(on: ContinuationTarget(context), cancellationToken: cancellationToken, callback)
+    }
+
+    /// Registers `callback` to run on `target`; see ``observe(on:cancellationToken:_:)``.
+    @inlinable
+    func observe(on target: ContinuationTarget, cancellationToken: CancellationToken, _ callback: Callback<Value>) {
         if cancellationToken.isCancellationRequested {
-            cancelled(Continuation(id: 0, context: context, callback: callback, registration: nil))
+            cancelled(Continuation(id: 0, target: target, callback: callback, registration: nil))
             return
         }
         let id: UInt32
-        switch withState({ $0.add(context: context, callback: callback) }) {
+        switch withState({ $0.add(target: target, callback: callback) }) {
         case .dispatch(let result):
-            Continuation(id: 0, context: context, callback: callback, registration: nil).dispatch(result)
+            Continuation(id: 0, target: target, callback: callback, registration: nil).dispatch(result)
             return
         case .queued:
             return  // the completing thread dispatches it after the earlier continuations

@@ -203,13 +203,13 @@ public final class Future<Value: Sendable>: Sendable {
             for continuation in ready.more { run(continuation, with: result) }
             return true
         }
-        if let first = ready.first, !first.context.isSynchronous { run(first, with: result) }
-        for continuation in ready.more where !continuation.context.isSynchronous { run(continuation, with: result) }
+        if let first = ready.first, !first.target.isSynchronous { run(first, with: result) }
+        for continuation in ready.more where !continuation.target.isSynchronous { run(continuation, with: result) }
         while let queued = withState({ $0.takeQueued() }) {
             for continuation in queued { run(continuation, with: result) }
         }
-        if let first = ready.first, first.context.isSynchronous { run(first, with: result) }
-        for continuation in ready.more where continuation.context.isSynchronous { run(continuation, with: result) }
+        if let first = ready.first, first.target.isSynchronous { run(first, with: result) }
+        for continuation in ready.more where continuation.target.isSynchronous { run(continuation, with: result) }
         return true
     }
 

@@ -29,15 +29,14 @@ enum Callback<Value: Sendable>: Sendable {
 @usableFromInline
 struct Continuation<Value: Sendable>: Sendable {
     @usableFromInline var id: UInt32
-    @usableFromInline var context: ContinuationTarget
+    @usableFromInline var target: ContinuationTarget
     @usableFromInline var callback: Callback<Value>
     @usableFromInline var registration: CancellationRegistration?
 
     @inlinable
-    init(id: UInt32, context: any ExecutionContext, callback: Callback<Value>, registration: CancellationRegistration?)
-    {
+    init(id: UInt32, target: ContinuationTarget, callback: Callback<Value>, registration: CancellationRegistration?) {
         self.id = id
-        self.context = ContinuationTarget(context)
+        self.target = target
         self.callback = callback
         self.registration = registration
     }
@@ -45,15 +44,13 @@ struct Continuation<Value: Sendable>: Sendable {
     /// Runs the callback on its context. Never call it with a lock held.
     @inlinable
     func dispatch(_ result: Result<Value, any Error>) {
-        switch context {
-        case .synchronous:
+        let callback = self.callback
+        if target.isSynchronous {
             // The common case of combinators: no closure allocation unless nested too deeply.
-            let callback = self.callback
             if Trampoline.runInline({ callback.invoke(with: result) }) { return }
             Trampoline.run { callback.invoke(with: result) }
-        case .other(let context):
-            let callback = self.callback
-            context.execute { callback.invoke(with: result) }
+        } else {
+            target.execute { callback.invoke(with: result) }
         }
     }
 }
@@ -103,7 +100,7 @@ struct FutureState<Value: Sendable>: Sendable {
         let first = first.take()
         var more: [Continuation<Value>] = []
         swap(&more, &self.more)
-        isDispatching = first.map { !$0.context.isSynchronous } == true || more.contains { !$0.context.isSynchronous }
+        isDispatching = first.map { !$0.target.isSynchronous } == true || more.contains { !$0.target.isSynchronous }
         return Ready(first: first, more: more, hasAsynchronous: isDispatching)
     }
 
@@ -132,16 +129,16 @@ struct FutureState<Value: Sendable>: Sendable {
     }
 
     @inlinable
-    mutating func add(context: any ExecutionContext, callback: Callback<Value>) -> AddAction {
+    mutating func add(target: ContinuationTarget, callback: Callback<Value>) -> AddAction {
         if let result {
-            guard isDispatching, !context.isSynchronous else { return .dispatch(result) }
-            more.append(Continuation(id: 0, context: context, callback: callback, registration: nil))
+            guard isDispatching, !target.isSynchronous else { return .dispatch(result) }
+            more.append(Continuation(id: 0, target: target, callback: callback, registration: nil))
             return .queued
         }
         let id = nextID
         nextID &+= 1
         if nextID == 0 { nextID = 1 }
-        let continuation = Continuation(id: id, context: context, callback: callback, registration: nil)
+        let continuation = Continuation(id: id, target: target, callback: callback, registration: nil)
         if first == nil, more.isEmpty {
             first = continuation
         } else {

@@ -224,7 +224,7 @@ public final class Future<Value: Sendable>: Sendable {
 
     @inlinable
     func run(_ continuation: Continuation<Value>, with result: Result<Value, any Error>) {
-        continuation.registration?.unregister()  // releases the token's handler
+        continuation.callback.cancellable?.registration?.unregister()  // releases the token's handler
         continuation.dispatch(result)
     }
 }

@@ -89,12 +89,12 @@ extension Future {
     /// `cancellationToken` fires first.
     @inlinable
     func observe(on context: some ExecutionContext, cancellationToken: CancellationToken, _ callback: Callback<Value>) {
-        observe(on: ContinuationTarget(context), cancellationToken: cancellationToken, callback)
+        observe(target: ContinuationTarget(context), cancellationToken: cancellationToken, callback)
     }
 
     /// Registers `callback` to run on `target`; see ``observe(on:cancellationToken:_:)``.
     @inlinable
-    func observe(on target: ContinuationTarget, cancellationToken: CancellationToken, _ callback: Callback<Value>) {
+    func observe(target: ContinuationTarget, cancellationToken: CancellationToken, _ callback: Callback<Value>) {
         if cancellationToken.isCancellationRequested {
             cancelled(Continuation(target: target, callback: callback))
             return
@@ -106,6 +106,7 @@ extension Future {
         }
         let cancellable = CancellableCallback(callback, of: self)
         guard add(target: target, callback: .cancellable(cancellable)) else { return }
+        // The handler captures only the box, which is then its closure context: no second allocation.
         let registration = cancellationToken.onCancel { cancellable.cancel() }
         if !withState({ $0.attach(registration, to: cancellable) }) {
             registration.unregister()  // completed or cancelled meanwhile: release the handler

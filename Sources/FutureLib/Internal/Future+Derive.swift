@@ -20,7 +20,7 @@ extension Future {
         }
         // On a DispatchQueue, the target records the queued completion for value()'s deadlock check.
         let target = context.isSynchronous ? .synchronous : QueueCompletion.target(context, completing: derived)
-        observe(on: target, cancellationToken: cancellationToken, callback)
+        observe(target: target, cancellationToken: cancellationToken, callback)
         return derived
     }
 

@@ -40,11 +40,11 @@ enum QueueCompletion: Sendable {
     @inlinable
     static func target(_ context: some ExecutionContext, completing future: AnyObject) -> ContinuationTarget {
         guard let queue = context as? DispatchQueue else { return ContinuationTarget(context) }
-        return target(queue, completing: future)
+        return queueTarget(queue, completing: future)
     }
 
     @usableFromInline
-    static func target(_ queue: DispatchQueue, completing future: AnyObject) -> ContinuationTarget {
+    static func queueTarget(_ queue: DispatchQueue, completing future: AnyObject) -> ContinuationTarget {
         // Not Dispatch's global queues, as in `asynchronousContext(_:completing:)`.
         guard !queue.label.hasPrefix("com.apple.root.") else { return .queue(queue) }
         return .other(ContextBox(QueueCompletionContext(queue: queue, future: ObjectIdentifier(future))))

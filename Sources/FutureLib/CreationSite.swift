@@ -43,6 +43,19 @@ public struct CreationSite: Sendable, Hashable, CustomStringConvertible {
         lineNumber = UInt32(truncatingIfNeeded: line)
     }
 
+    /// No site: what a pending future that no ``Promise`` completes keeps in its place.
+    @inlinable
+    static var unknown: CreationSite {
+        CreationSite(fileAddress: 0, fileCount: 0, lineNumber: 0)
+    }
+
+    @inlinable
+    init(fileAddress: UInt, fileCount: UInt32, lineNumber: UInt32) {
+        self.fileAddress = fileAddress
+        self.fileCount = fileCount
+        self.lineNumber = lineNumber
+    }
+
     /// The file, as `#fileID` spells it: `Module/File.swift`.
     ///
     /// ```swift

@@ -29,10 +29,16 @@ public protocol ExecutionContext: Sendable {
     func execute(_ work: @escaping @Sendable () -> Void)
 }
 
-/// Identifies the synchronous context without a dynamic cast, for the hot path of completion.
+/// Identifies the synchronous and the default context without a dynamic cast, for the hot paths
+/// of registration and completion.
 extension ExecutionContext {
     @inlinable
     var isSynchronous: Bool {
         ObjectIdentifier(Self.self) == ObjectIdentifier(SynchronousExecutionContext.self)
+    }
+
+    @inlinable
+    var isDefault: Bool {
+        ObjectIdentifier(Self.self) == ObjectIdentifier(DefaultExecutionContext.self)
     }
 }

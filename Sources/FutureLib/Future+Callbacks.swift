@@ -88,27 +88,42 @@ extension Future {
     /// Registers `callback` to run on `context` with the result, or with `CancellationError` when
     /// `cancellationToken` fires first.
     @inlinable
-    func observe(on context: any ExecutionContext, cancellationToken: CancellationToken, _ callback: Callback<Value>) {
+    func observe(on context: some ExecutionContext, cancellationToken: CancellationToken, _ callback: Callback<Value>) {
+        observe(target: ContinuationTarget(context), cancellationToken: cancellationToken, callback)
+    }
+
+    /// Registers `callback` to run on `target`; see ``observe(on:cancellationToken:_:)``.
+    @inlinable
+    func observe(target: ContinuationTarget, cancellationToken: CancellationToken, _ callback: Callback<Value>) {
         if cancellationToken.isCancellationRequested {
-            cancelled(Continuation(id: 0, context: context, callback: callback, registration: nil))
+            cancelled(Continuation(target: target, callback: callback))
             return
         }
-        let id: UInt32
-        switch withState({ $0.add(context: context, callback: callback) }) {
-        case .dispatch(let result):
-            Continuation(id: 0, context: context, callback: callback, registration: nil).dispatch(result)
+        // A completed future dispatches at once (or queues behind the completer): no token handler.
+        guard !isCompleted, cancellationToken.canBeCancelled else {
+            add(target: target, callback: callback)
             return
-        case .queued:
-            return  // the completing thread dispatches it after the earlier continuations
-        case .stored(let storedID):
-            id = storedID
         }
-        guard cancellationToken.canBeCancelled else { return }
-        let registration = cancellationToken.onCancel { [self] in
-            if let removed = withState({ $0.remove(id) }) { cancelled(removed) }
-        }
-        if !withState({ $0.attach(registration, to: id) }) {
+        let cancellable = CancellableCallback(callback, of: self)
+        guard add(target: target, callback: .cancellable(cancellable)) else { return }
+        // The handler captures only the box, which is then its closure context: no second allocation.
+        let registration = cancellationToken.onCancel { cancellable.cancel() }
+        if !withState({ $0.attach(registration, to: cancellable) }) {
             registration.unregister()  // completed or cancelled meanwhile: release the handler
+        }
+    }
+
+    /// Stores a continuation, or dispatches it when the future is complete; true if stored.
+    @inlinable @discardableResult
+    func add(target: ContinuationTarget, callback: Callback<Value>) -> Bool {
+        switch withState({ $0.add(target: target, callback: callback) }) {
+        case .stored:
+            return true
+        case .dispatch(let result):
+            Continuation(target: target, callback: callback).dispatch(result)
+            return false
+        case .queued:
+            return false  // the completing thread dispatches it after the earlier continuations
         }
     }
 

@@ -24,18 +24,26 @@ public import Synchronization  // public: `completed` is read by inlinable code
 /// a `CancellationToken`; each continuation and combinator takes one too, which removes just
 /// that consumer. See `CancellationRequest`.
 public final class Future<Value: Sendable>: Sendable {
+    // Declared in this order for size: `completed` fills the padding after the 4-byte lock.
     @usableFromInline let lock = RawLock()
-    // Sendable: only read and written inside `withState`, that is with `lock` held. Not a
-    // `Lock<FutureState<Value>>`: that costs four generic metadata lookups in every `deinit`.
-    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var state: FutureState<Value>
     /// Mirrors "has a result", so that `isCompleted` and `Promise.deinit` need no lock (and,
     /// in unspecialized generic code, no generic metadata lookups).
     @usableFromInline let completed: Atomic<Bool>
+    // Sendable: only read and written inside `withState`, that is with `lock` held. Not a
+    // `Lock<FutureState<Value>>`: that costs four generic metadata lookups in every `deinit`.
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var state: FutureState<Value>
 
-    /// A pending future, completed by its ``Promise`` or its work.
+    /// A pending future, completed by its work.
     @inlinable
     init() {
-        state = FutureState()
+        state = FutureState(.pending(createdAt: .unknown))
+        completed = Atomic(false)
+    }
+
+    /// A pending future, completed by the ``Promise`` created at `site`.
+    @inlinable
+    init(createdAt site: CreationSite) {
+        state = FutureState(.pending(createdAt: site))
         completed = Atomic(false)
     }
 
@@ -51,7 +59,7 @@ public final class Future<Value: Sendable>: Sendable {
     /// - Parameter value: The value.
     @inlinable
     public init(value: Value) {
-        state = FutureState(result: .success(value))
+        state = FutureState(.completed(.success(value)))
         completed = Atomic(true)
     }
 
@@ -64,7 +72,7 @@ public final class Future<Value: Sendable>: Sendable {
     /// - Parameter error: The error.
     @inlinable
     public init(error: any Error) {
-        state = FutureState(result: .failure(error))
+        state = FutureState(.completed(.failure(error)))
         completed = Atomic(true)
     }
 
@@ -203,28 +211,30 @@ public final class Future<Value: Sendable>: Sendable {
             for continuation in ready.more { run(continuation, with: result) }
             return true
         }
-        if let first = ready.first, !first.context.isSynchronous { run(first, with: result) }
-        for continuation in ready.more where !continuation.context.isSynchronous { run(continuation, with: result) }
+        if let first = ready.first, !first.target.isSynchronous { run(first, with: result) }
+        for continuation in ready.more where !continuation.target.isSynchronous { run(continuation, with: result) }
         while let queued = withState({ $0.takeQueued() }) {
             for continuation in queued { run(continuation, with: result) }
         }
-        if let first = ready.first, first.context.isSynchronous { run(first, with: result) }
-        for continuation in ready.more where continuation.context.isSynchronous { run(continuation, with: result) }
+        if let first = ready.first, first.target.isSynchronous { run(first, with: result) }
+        for continuation in ready.more where continuation.target.isSynchronous { run(continuation, with: result) }
         return true
     }
 
-    /// Fails the future with ``FutureError/brokenPromise``: its promise was dropped unresolved.
+    /// Fails the future with ``FutureError/brokenPromise``, naming the site its pending state
+    /// keeps: its promise was dropped unresolved.
     ///
     /// Out of line, so that `Promise.deinit` (never specialized) looks up no generic metadata on
     /// its common path, the resolved promise.
     @inline(never) @usableFromInline
-    func breakPromise(createdAt site: CreationSite) {
+    func breakPromise() {
+        guard let site = withState({ $0.pendingSite }) else { return }  // completed meanwhile
         complete(with: .failure(FutureError.brokenPromise(createdAt: site)))
     }
 
     @inlinable
     func run(_ continuation: Continuation<Value>, with result: Result<Value, any Error>) {
-        continuation.registration?.unregister()  // releases the token's handler
+        continuation.callback.cancellable?.registration?.unregister()  // releases the token's handler
         continuation.dispatch(result)
     }
 }

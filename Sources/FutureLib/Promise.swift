@@ -30,8 +30,8 @@ public final class Promise<Value: Sendable>: Sendable {
     /// promise.fulfill(42)
     /// ```
     public let future: Future<Value>
-    /// Where the promise was created, for the broken-promise error (16 bytes, no allocation).
-    @usableFromInline let site: CreationSite
+    // Where the promise was created, for the broken-promise error, is kept by the pending future
+    // itself (in the bytes its result takes later), so that a promise is one reference.
 
     /// Creates a promise with a pending future.
     ///
@@ -49,15 +49,14 @@ public final class Promise<Value: Sendable>: Sendable {
     ///   - line: The line that creates the promise; `#line` by default.
     @inlinable
     public init(fileID: StaticString = #fileID, line: UInt = #line) {
-        future = Future()
-        site = CreationSite(fileID: fileID, line: line)
+        future = Future(createdAt: CreationSite(fileID: fileID, line: line))
     }
 
     deinit {
         // Checked first: boxing the error costs an allocation, and almost every promise was resolved.
         // (`deinit` is never specialized: the atomic keeps this path free of generic metadata lookups.)
         if !future.isCompleted {
-            future.breakPromise(createdAt: site)
+            future.breakPromise()
         }
     }
 

@@ -7,7 +7,7 @@ extension Future {
     /// `context`, and while `derived` waits for an inner future (see ``complete(with:cancellationToken:)``).
     @inlinable
     func derive<U>(
-        on context: any ExecutionContext,
+        on context: some ExecutionContext,
         cancellationToken: CancellationToken,
         _ body: @escaping @Sendable (Result<Value, any Error>, Future<U>) -> Void
     ) -> Future<U> {
@@ -18,13 +18,9 @@ extension Future {
             if derived.failIfCancelled(cancellationToken) { return }
             body(result, derived)
         }
-        if context.isSynchronous {
-            observe(on: context, cancellationToken: cancellationToken, callback)
-        } else {
-            // Records a completion queued on a DispatchQueue, for value()'s deadlock check.
-            let context = QueueCompletion.asynchronousContext(context, completing: derived)
-            observe(on: context, cancellationToken: cancellationToken, callback)
-        }
+        // On a DispatchQueue, the target records the queued completion for value()'s deadlock check.
+        let target = context.isSynchronous ? .synchronous : QueueCompletion.target(context, completing: derived)
+        observe(target: target, cancellationToken: cancellationToken, callback)
         return derived
     }
 

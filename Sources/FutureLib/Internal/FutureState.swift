@@ -1,80 +1,47 @@
-/// What a continuation wants: the whole result, only the value, or only the error.
-@usableFromInline
-enum Callback<Value: Sendable>: Sendable {
-    case result(@Sendable (Result<Value, any Error>) -> Void)
-    case value(@Sendable (Value) -> Void)
-    case error(@Sendable (any Error) -> Void)
-
-    /// Calls the closure if it wants this result.
-    @inlinable
-    func invoke(with result: Result<Value, any Error>) {
-        switch (self, result) {
-        case (.result(let body), _): body(result)
-        case (.value(let body), .success(let value)): body(value)
-        case (.error(let body), .failure(let error)): body(error)
-        case (.value, .failure), (.error, .success): break
-        }
-    }
-
-    /// Whether the closure is called for a failure (a cancellation reaches it).
-    @inlinable
-    var takesErrors: Bool {
-        if case .value = self { return false }
-        return true
-    }
-}
-
-/// A continuation waiting for a future: what to call, where, and the token registration to
-/// release when the future completes first.
-@usableFromInline
-struct Continuation<Value: Sendable>: Sendable {
-    @usableFromInline var id: UInt32
-    @usableFromInline var context: ContinuationTarget
-    @usableFromInline var callback: Callback<Value>
-    @usableFromInline var registration: CancellationRegistration?
-
-    @inlinable
-    init(id: UInt32, context: any ExecutionContext, callback: Callback<Value>, registration: CancellationRegistration?)
-    {
-        self.id = id
-        self.context = ContinuationTarget(context)
-        self.callback = callback
-        self.registration = registration
-    }
-
-    /// Runs the callback on its context. Never call it with a lock held.
-    @inlinable
-    func dispatch(_ result: Result<Value, any Error>) {
-        switch context {
-        case .synchronous:
-            // The common case of combinators: no closure allocation unless nested too deeply.
-            let callback = self.callback
-            if Trampoline.runInline({ callback.invoke(with: result) }) { return }
-            Trampoline.run { callback.invoke(with: result) }
-        case .other(let context):
-            let callback = self.callback
-            context.execute { callback.invoke(with: result) }
-        }
-    }
-}
-
 /// The state of one future as a pure value; ``Future`` owns it in a `Mutex` and carries out the
 /// returned actions after the lock is released.
 @usableFromInline
 struct FutureState<Value: Sendable>: Sendable {
-    @usableFromInline var result: Result<Value, any Error>?
+    // Declared in this order for size: `outcome` takes 17 bytes and `first` 25, so that with
+    // `first` last the state of a `Future<Int>` is 57 bytes, and the future 81.
+    @usableFromInline var outcome: Outcome
+    @usableFromInline var more: [Continuation<Value>] = []
     /// The first continuation lives inline: most futures have exactly one.
     @usableFromInline var first: Continuation<Value>?
-    @usableFromInline var more: [Continuation<Value>] = []
-    @usableFromInline var nextID: UInt32 = 1
-    /// True while a completion still hands continuations to contexts other than `.synchronous`;
-    /// registrations on such contexts meanwhile queue in `more` behind them (see ``takeQueued()``),
-    /// so that a serial context runs continuations in registration order.
-    @usableFromInline var isDispatching = false
+
+    /// Whether the future has a result, and whether its completer is still dispatching.
+    @usableFromInline
+    enum Outcome: Sendable {
+        /// No result yet. The site of the promise that completes it (for the broken-promise
+        /// error) is kept here, in the bytes the result takes later, rather than in the promise.
+        case pending(createdAt: CreationSite)
+        /// The result, while the completer still hands continuations to contexts other than
+        /// `.synchronous`; registrations on such contexts meanwhile queue in `more` behind them
+        /// (see ``takeQueued()``), so that a serial context runs continuations in registration order.
+        case dispatching(Result<Value, any Error>)
+        /// The result.
+        case completed(Result<Value, any Error>)
+    }
 
     @inlinable
-    init(result: Result<Value, any Error>? = nil) {
-        self.result = result
+    init(_ outcome: Outcome) {
+        self.outcome = outcome
+    }
+
+    /// The result, or nil while pending.
+    @inlinable
+    var result: Result<Value, any Error>? {
+        switch outcome {
+        case .pending: nil
+        case .dispatching(let result), .completed(let result): result
+        }
+    }
+
+    /// Where the promise of a pending future was created; nil once it has a result.
+    @inlinable
+    var pendingSite: CreationSite? {
+        if case .pending(let site) = outcome { return site }
+        return nil
     }
 
     /// The continuations a completion dispatches, in registration order (no array for one).
@@ -97,14 +64,15 @@ struct FutureState<Value: Sendable>: Sendable {
     /// Completes the future; returns the continuations to dispatch, or nil when it was already complete.
     @inlinable
     mutating func complete(with newResult: Result<Value, any Error>) -> Ready? {
-        guard result == nil else { return nil }
-        result = newResult
+        guard case .pending = outcome else { return nil }
         // Moved out, not copied: a continuation holds several references.
         let first = first.take()
         var more: [Continuation<Value>] = []
         swap(&more, &self.more)
-        isDispatching = first.map { !$0.context.isSynchronous } == true || more.contains { !$0.context.isSynchronous }
-        return Ready(first: first, more: more, hasAsynchronous: isDispatching)
+        let hasAsynchronous =
+            first.map { !$0.target.isSynchronous } == true || more.contains { !$0.target.isSynchronous }
+        outcome = hasAsynchronous ? .dispatching(newResult) : .completed(newResult)
+        return Ready(first: first, more: more, hasAsynchronous: hasAsynchronous)
     }
 
     /// The continuations registered while the completer was dispatching, to dispatch next in
@@ -112,7 +80,7 @@ struct FutureState<Value: Sendable>: Sendable {
     @inlinable
     mutating func takeQueued() -> [Continuation<Value>]? {
         guard !more.isEmpty else {
-            isDispatching = false
+            if case .dispatching(let result) = outcome { outcome = .completed(result) }
             return nil
         }
         var queued: [Continuation<Value>] = []
@@ -122,8 +90,8 @@ struct FutureState<Value: Sendable>: Sendable {
 
     @usableFromInline
     enum AddAction: Sendable {
-        /// Stored under this id; it runs when the future completes.
-        case stored(UInt32)
+        /// Stored; it runs when the future completes.
+        case stored
         /// Already complete: dispatch now with this result.
         case dispatch(Result<Value, any Error>)
         /// Already complete, but the completer is still handing earlier continuations to their
@@ -132,44 +100,44 @@ struct FutureState<Value: Sendable>: Sendable {
     }
 
     @inlinable
-    mutating func add(context: any ExecutionContext, callback: Callback<Value>) -> AddAction {
-        if let result {
-            guard isDispatching, !context.isSynchronous else { return .dispatch(result) }
-            more.append(Continuation(id: 0, context: context, callback: callback, registration: nil))
+    mutating func add(target: ContinuationTarget, callback: Callback<Value>) -> AddAction {
+        switch outcome {
+        case .pending:
+            break
+        case .dispatching(let result):
+            guard !target.isSynchronous else { return .dispatch(result) }
+            more.append(Continuation(target: target, callback: callback))
             return .queued
+        case .completed(let result):
+            return .dispatch(result)
         }
-        let id = nextID
-        nextID &+= 1
-        if nextID == 0 { nextID = 1 }
-        let continuation = Continuation(id: id, context: context, callback: callback, registration: nil)
+        let continuation = Continuation(target: target, callback: callback)
         if first == nil, more.isEmpty {
             first = continuation
         } else {
             more.append(continuation)
         }
-        return .stored(id)
+        return .stored
     }
 
-    /// Attaches the token registration to a stored continuation; false if it is gone already
-    /// (completed or cancelled meanwhile), and then the caller unregisters it.
+    /// Attaches the token registration to the stored continuation that `cancellable` belongs to;
+    /// false if it is gone already (completed or cancelled meanwhile), and then the caller
+    /// unregisters it.
     @inlinable
-    mutating func attach(_ registration: CancellationRegistration, to id: UInt32) -> Bool {
-        if first?.id == id {
-            first?.registration = registration
-            return true
-        }
-        guard let index = more.firstIndex(where: { $0.id == id }) else { return false }
-        more[index].registration = registration
+    mutating func attach(_ registration: CancellationRegistration, to cancellable: CancellableCallback<Value>) -> Bool {
+        guard first?.uses(cancellable) == true || more.contains(where: { $0.uses(cancellable) }) else { return false }
+        cancellable.registration = registration
         return true
     }
 
-    /// Removes a pending continuation (its token was cancelled); nil if it already ran.
+    /// Removes the pending continuation that `cancellable` belongs to (its token was cancelled);
+    /// nil if it already ran.
     @inlinable
-    mutating func remove(_ id: UInt32) -> Continuation<Value>? {
-        if first?.id == id {
+    mutating func remove(_ cancellable: CancellableCallback<Value>) -> Continuation<Value>? {
+        if first?.uses(cancellable) == true {
             return first.take()
         }
-        guard let index = more.firstIndex(where: { $0.id == id }) else { return nil }
+        guard let index = more.firstIndex(where: { $0.uses(cancellable) }) else { return nil }
         return more.remove(at: index)
     }
 }

@@ -1,4 +1,4 @@
-import Dispatch
+public import Dispatch  // public: inlinable code tests for `DispatchQueue`
 
 /// What the blocking `value()` needs to tell that it would deadlock: which futures have their
 /// completion queued on a `DispatchQueue` and not started yet, and which of those queues the
@@ -33,6 +33,21 @@ enum QueueCompletion: Sendable {
         // Apple's libdispatch refuses `setSpecific` on them.
         guard let queue = context as? DispatchQueue, !queue.label.hasPrefix("com.apple.root.") else { return context }
         return QueueCompletionContext(queue: queue, future: ObjectIdentifier(future))
+    }
+
+    /// The continuation target for `context`: for a `DispatchQueue`, one that records `future`
+    /// until the work starts. Call it for contexts other than `.synchronous` only.
+    @inlinable
+    static func target(_ context: some ExecutionContext, completing future: AnyObject) -> ContinuationTarget {
+        guard let queue = context as? DispatchQueue else { return ContinuationTarget(context) }
+        return queueTarget(queue, completing: future)
+    }
+
+    @usableFromInline
+    static func queueTarget(_ queue: DispatchQueue, completing future: AnyObject) -> ContinuationTarget {
+        // Not Dispatch's global queues, as in `asynchronousContext(_:completing:)`.
+        guard !queue.label.hasPrefix("com.apple.root.") else { return .queue(queue) }
+        return .other(ContextBox(QueueCompletionContext(queue: queue, future: ObjectIdentifier(future))))
     }
 
     static func submit(

@@ -5,8 +5,11 @@
 /// handlers newest first. A slot remembers a generation number so that a stale
 /// ``CancellationRegistration`` can never remove the handler that reused its slot.
 ///
-/// A plain value type: the owner keeps it inside a `Mutex` and never lets a closure's release
-/// (which runs user `deinit`s) happen while the lock is held.
+/// A value type whose slab is a ``SlotBuffer`` of its own: no copy-on-write, so no uniqueness
+/// check and no bounds check on the hot paths (every index used is a stored key's, checked
+/// against `used` once, or a linked slot's). The owner keeps the list inside a `Mutex`, never
+/// copies it (it moves it out, as `abandon()` does), and never lets a closure's release (which
+/// runs user `deinit`s) happen while the lock is held.
 struct RegistrationList {
     typealias Handler = @Sendable () -> Void
 
@@ -16,7 +19,7 @@ struct RegistrationList {
         var generation: UInt32
     }
 
-    private struct Slot {
+    fileprivate struct Slot {
         var handler: Handler?
         var generation: UInt32
         /// Older neighbour while linked; next free slot while free.
@@ -27,7 +30,8 @@ struct RegistrationList {
 
     private static let nil32 = UInt32.max
 
-    private var slots: [Slot] = []
+    /// Nil until the first handler: a request that never stores one allocates no slab.
+    private var buffer: SlotBuffer?
     private var newest = nil32
     private var freeHead = nil32
 
@@ -39,16 +43,26 @@ struct RegistrationList {
     /// Stores `handler` as the newest entry.
     mutating func append(_ handler: @escaping Handler) -> Key {
         let index: UInt32
+        let slots: UnsafeMutablePointer<Slot>
+        // Pointers and counts are read out of the buffer at once, never a reference to it kept
+        // across writes to `self`: that would cost a retain and a release per call.
         if freeHead != Self.nil32 {
             index = freeHead
+            slots = buffer.unsafelyUnwrapped.slots  // a free slot exists, so the buffer does
             freeHead = slots[Int(index)].previous
             slots[Int(index)].handler = handler
             slots[Int(index)].previous = newest
             slots[Int(index)].next = Self.nil32
         } else {
-            precondition(slots.count < Int(Self.nil32), "too many cancellation handlers registered on one token")
-            index = UInt32(slots.count)
-            slots.append(Slot(handler: handler, generation: 0, previous: newest, next: Self.nil32))
+            if buffer == nil || buffer.unsafelyUnwrapped.used == buffer.unsafelyUnwrapped.capacity {
+                buffer = SlotBuffer(movingFrom: buffer)
+            }
+            let used = buffer.unsafelyUnwrapped.used
+            precondition(used < Int(Self.nil32), "too many cancellation handlers registered on one token")
+            index = UInt32(used)
+            slots = buffer.unsafelyUnwrapped.slots
+            (slots + used).initialize(to: Slot(handler: handler, generation: 0, previous: newest, next: Self.nil32))
+            buffer.unsafelyUnwrapped.used = used + 1
         }
         if newest != Self.nil32 { slots[Int(newest)].next = index }
         newest = index
@@ -59,10 +73,24 @@ struct RegistrationList {
     /// Removes the handler stored under `key`, if it is still there, and returns it.
     mutating func remove(_ key: Key) -> Handler? {
         let index = Int(key.slot)
-        guard index < slots.count, slots[index].generation == key.generation, slots[index].handler != nil else {
-            return nil
+        guard let used = buffer?.used, index < used else { return nil }
+        let slots = buffer.unsafelyUnwrapped.slots
+        guard slots[index].generation == key.generation, let handler = slots[index].handler else { return nil }
+        slots[index].handler = nil
+        let previous = slots[index].previous
+        let next = slots[index].next
+        if previous != Self.nil32 { slots[Int(previous)].next = next }
+        if next != Self.nil32 {
+            slots[Int(next)].previous = previous
+        } else {
+            newest = previous
         }
-        return unlink(key.slot)
+        slots[index].generation &+= 1
+        slots[index].next = Self.nil32
+        slots[index].previous = freeHead
+        freeHead = key.slot
+        count -= 1
+        return handler
     }
 
     /// A stored handler with its key.
@@ -75,49 +103,48 @@ struct RegistrationList {
     ///
     /// Leaner than ``remove(_:)``: the slot is emptied but not put on the free list, nor is its
     /// generation bumped. Nothing is stored again once cancellation has begun, and an emptied slot
-    /// never matches a key (``remove(_:)`` checks for a handler). The slot is moved out through a
-    /// buffer pointer: one uniqueness check, no bounds checks, and no retain and release of the
-    /// handler (an `Entry` is a nominal type, so the closure crosses the generic result unwrapped).
+    /// never matches a key (``remove(_:)`` checks for a handler). The slot is moved out, so the
+    /// handler changes hands without a retain and a release.
     mutating func removeNewest() -> Entry? {
         let index = newest
         guard index != Self.nil32 else { return nil }
+        let slots = buffer.unsafelyUnwrapped.slots  // a linked slot exists, so the buffer does
+        let slot = (slots + Int(index)).move()
+        (slots + Int(index)).initialize(
+            to: Slot(handler: nil, generation: slot.generation, previous: Self.nil32, next: Self.nil32)
+        )
+        if slot.previous != Self.nil32 { slots[Int(slot.previous)].next = Self.nil32 }
+        newest = slot.previous
         count -= 1
-        let previous = slots[Int(index)].previous
-        newest = previous
-        return slots.withUnsafeMutableBufferPointer { slots -> Entry in
-            let slot = (slots.baseAddress.unsafelyUnwrapped + Int(index)).move()
-            (slots.baseAddress.unsafelyUnwrapped + Int(index)).initialize(
-                to: Slot(handler: nil, generation: slot.generation, previous: Self.nil32, next: Self.nil32)
-            )
-            if previous != Self.nil32 { slots[Int(previous)].next = Self.nil32 }
-            return Entry(key: Key(slot: index, generation: slot.generation), handler: slot.handler!)
+        return Entry(key: Key(slot: index, generation: slot.generation), handler: slot.handler!)
+    }
+}
+
+/// The slab of a ``RegistrationList``: `capacity` slots, of which the first `used` are initialized.
+///
+/// A class so that the list's storage is a pointer it owns outright, with none of `Array`'s
+/// copy-on-write checks; only one list ever holds a buffer. Releasing the buffer destroys the
+/// slots, and with them any handler still stored: the owner drops a list only outside its lock.
+private final class SlotBuffer: @unchecked Sendable {
+    // Sendable: the buffer belongs to one list, which lives in a request's locked state and is
+    // only read or written with the lock held, or moved out (by `abandon()`) and then dropped.
+    let slots: UnsafeMutablePointer<RegistrationList.Slot>
+    let capacity: Int
+    var used = 0
+
+    /// A buffer with twice the room of `old` (at least 4 slots), holding its slots: moved, not copied.
+    init(movingFrom old: SlotBuffer?) {
+        capacity = max(4, (old?.capacity ?? 0) * 2)
+        slots = .allocate(capacity: capacity)
+        if let old {
+            slots.moveInitialize(from: old.slots, count: old.used)
+            used = old.used
+            old.used = 0
         }
     }
 
-    /// Unlinks the occupied slot `index`, frees it and moves its handler out.
-    ///
-    /// The links are rewritten through one buffer pointer: one uniqueness check for all of them
-    /// instead of one per write, and no bounds checks (every index here is a linked slot's or its
-    /// neighbours'). The handler is read apart: a closure that crosses a generic API (the buffer
-    /// pointer's result, or `Optional.take()`) is wrapped in a heap-allocated thunk.
-    private mutating func unlink(_ index: UInt32) -> Handler {
-        let i = Int(index)
-        let handler = slots[i].handler!
-        slots[i].handler = nil
-        let freeHead = self.freeHead
-        let next = slots.withUnsafeMutableBufferPointer { slots in
-            let previous = slots[i].previous
-            let next = slots[i].next
-            if previous != Self.nil32 { slots[Int(previous)].next = next }
-            if next != Self.nil32 { slots[Int(next)].previous = previous }
-            slots[i].generation &+= 1
-            slots[i].next = Self.nil32
-            slots[i].previous = freeHead
-            return (previous, next)
-        }
-        if next.1 == Self.nil32 { newest = next.0 }
-        self.freeHead = index
-        count -= 1
-        return handler
+    deinit {
+        slots.deinitialize(count: used)
+        slots.deallocate()
     }
 }

@@ -265,51 +265,12 @@ private func unregisterWithOutstandingRegistrations() {
             fixture.release()
         }
 
-        // Unregister 1,000 registrations picked at random among the outstanding ones (cold in cache for 10^6),
-        // then register replacements, unmeasured, so the count stays the same.
-        Benchmark(
-            "8 FutureLib: unregister random, \(outstanding) outstanding",
-            configuration: setupHeavyConfiguration
-        ) { benchmark in
-            let indices = fixture.randomIndices(operationsPerIteration)
-            let victims = indices.map { fixture.registrations[$0] }
-            benchmark.startMeasurement()
-            for registration in victims {
-                blackHole(registration.unregister())
-            }
-            benchmark.stopMeasurement()
-            let token = fixture.request.token
-            for index in indices {
-                fixture.registrations[index] = token.onCancel {}
-            }
-        } setup: {
-            fixture.build()
-        } teardown: {
-            fixture.release()
-        }
+        // Unregister 1,000 registrations picked at random among the outstanding ones (cold in cache for 10^6).
+        unregisterAndReplace("random", fixture: fixture) { fixture.randomIndices($0) }
 
-        // Unregister the 1,000 oldest registrations (operations finishing in the order they started), then
-        // register replacements, unmeasured: they become the newest, and the next iteration takes the next 1,000.
-        Benchmark(
-            "8 FutureLib: unregister oldest, \(outstanding) outstanding",
-            configuration: setupHeavyConfiguration
-        ) { benchmark in
-            let indices = fixture.oldestIndices(operationsPerIteration)
-            let victims = indices.map { fixture.registrations[$0] }
-            benchmark.startMeasurement()
-            for registration in victims {
-                blackHole(registration.unregister())
-            }
-            benchmark.stopMeasurement()
-            let token = fixture.request.token
-            for index in indices {
-                fixture.registrations[index] = token.onCancel {}
-            }
-        } setup: {
-            fixture.build()
-        } teardown: {
-            fixture.release()
-        }
+        // Unregister the 1,000 oldest registrations (operations finishing in the order they started); their
+        // replacements become the newest, and the next iteration takes the next 1,000.
+        unregisterAndReplace("oldest", fixture: fixture) { fixture.oldestIndices($0) }
 
         // The floor under "unregister random": one read-modify-write of a random 32-byte element (a slot's size)
         // in an array of `outstanding` elements, under an uncontended Mutex, as any structure that removes an
@@ -330,6 +291,35 @@ private func unregisterWithOutstandingRegistrations() {
         } teardown: {
             floor.release()
         }
+    }
+}
+
+/// A benchmark that unregisters the 1,000 registrations at `pick`'s indices, then registers replacements,
+/// unmeasured, so that the number outstanding stays the same.
+private func unregisterAndReplace(
+    _ pattern: String,
+    fixture: OutstandingRegistrations,
+    pick: @escaping (Int) -> [Int]
+) {
+    Benchmark(
+        "8 FutureLib: unregister \(pattern), \(fixture.count) outstanding",
+        configuration: setupHeavyConfiguration
+    ) { benchmark in
+        let indices = pick(operationsPerIteration)
+        let victims = indices.map { fixture.registrations[$0] }
+        benchmark.startMeasurement()
+        for registration in victims {
+            blackHole(registration.unregister())
+        }
+        benchmark.stopMeasurement()
+        let token = fixture.request.token
+        for index in indices {
+            fixture.registrations[index] = token.onCancel {}
+        }
+    } setup: {
+        fixture.build()
+    } teardown: {
+        fixture.release()
     }
 }
 

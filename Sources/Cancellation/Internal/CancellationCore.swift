@@ -100,9 +100,8 @@ final class CancellationCore: Sendable {
     private func runHandlers(startingWith first: consuming CancellationState.Next) {
         var next = first
         while true {
-            let key = next.key
             Self.run(consume next)
-            switch state.withLock({ $0.handlerReturned(key) }) {
+            switch state.withLock({ $0.handlerReturned() }) {
             case .run(let following):
                 next = following
             case .wake(let waiters, let following):

@@ -83,7 +83,7 @@ struct CancellationState {
 
     enum CancelAction {
         /// This call moved the request to `cancelling`: stop the timer, run `first` (if any), then
-        /// keep calling ``handlerReturned(_:)``.
+        /// keep calling ``handlerReturned()``.
         case runHandlers(first: Next?, timer: (any DispatchSourceTimer)?)
         /// Already cancelling, cancelled or abandoned.
         case none
@@ -109,9 +109,9 @@ struct CancellationState {
         case finished
     }
 
-    /// Called by the cancelling thread when the handler `previous` returned: one critical section
+    /// Called by the cancelling thread when the running handler returned: one critical section
     /// both releases its waiters and hands out the next handler (or completes cancellation).
-    mutating func handlerReturned(_ previous: RegistrationList.Key) -> Step {
+    mutating func handlerReturned() -> Step {
         if !waiters.isEmpty {
             var wake: [DispatchSemaphore] = []
             swap(&wake, &waiters)

@@ -29,9 +29,7 @@ enum QueueCompletion: Sendable {
         _ context: any ExecutionContext,
         completing future: AnyObject
     ) -> any ExecutionContext {
-        // Not Dispatch's global queues: they are concurrent (a blocked thread is no deadlock), and
-        // Apple's libdispatch refuses `setSpecific` on them.
-        guard let queue = context as? DispatchQueue, !queue.label.hasPrefix("com.apple.root.") else { return context }
+        guard let queue = context as? DispatchQueue, tracks(queue) else { return context }
         return QueueCompletionContext(queue: queue, future: ObjectIdentifier(future))
     }
 
@@ -45,9 +43,17 @@ enum QueueCompletion: Sendable {
 
     @usableFromInline
     static func queueTarget(_ queue: DispatchQueue, completing future: AnyObject) -> ContinuationTarget {
-        // Not Dispatch's global queues, as in `asynchronousContext(_:completing:)`.
-        guard !queue.label.hasPrefix("com.apple.root.") else { return .queue(queue) }
+        guard tracks(queue) else { return .queue(queue) }
         return .other(ContextBox(QueueCompletionContext(queue: queue, future: ObjectIdentifier(future))))
+    }
+
+    /// Whether completions queued on `queue` are recorded: not on Dispatch's global queues, which
+    /// are concurrent (a blocked thread is no deadlock), and on which Apple's libdispatch refuses
+    /// `setSpecific`. A queue that already carries its mark is known without reading its label,
+    /// which builds a `String` (an allocation for a label longer than 15 bytes) on every call.
+    @usableFromInline
+    static func tracks(_ queue: DispatchQueue) -> Bool {
+        queue.getSpecific(key: key) != nil || !queue.label.hasPrefix("com.apple.root.")
     }
 
     static func submit(

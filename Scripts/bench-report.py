@@ -542,6 +542,30 @@ def svg_text(x: float, y: float, text: str, size: int = 12, anchor: str = "start
             f'fill="{color}"{transform}>{text}</text>')
 
 
+def svg_open(width: int, height: int) -> list[str]:
+    """The opening of a chart: the `<svg>` element and its white background."""
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+    ]
+
+
+def log_ticks(lo: float, hi: float) -> list[tuple[float, bool]]:
+    """Grid values of a log axis from `lo` (a power of ten) to `hi`: 1, 2 and 5 per decade, with
+    whether each is a decade (a major line)."""
+    ticks = []
+    decade = lo
+    while decade <= hi * 1.0001:
+        for step in (1, 2, 5):
+            value = decade * step
+            if value > hi * 1.0001:
+                break
+            ticks.append((value, step == 1))
+        decade *= 10
+    return ticks
+
+
 def scaling_svg(points: dict[str, list[tuple[int, float]]]) -> str:
     """ns per operation (y, log scale) against N (x, log scale), one polyline per series."""
     width, height = 760, 470
@@ -563,26 +587,17 @@ def scaling_svg(points: dict[str, list[tuple[int, float]]]) -> str:
         return top + plot_h - (math.log10(v) - math.log10(y_lo)) / (math.log10(y_hi) - math.log10(y_lo)) * plot_h
 
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif">',
-        f'<rect width="{width}" height="{height}" fill="white"/>',
+        *svg_open(width, height),
         svg_text(width / 2, 24, "Cost per operation against N (log–log; flat = O(1) per operation)", 15,
                  "middle", "bold"),
     ]
     # Grid: decades on y with 2 and 5 in between, the four sizes on x.
-    decade = y_lo
-    while decade <= y_hi * 1.0001:
-        for step in (1, 2, 5):
-            v = decade * step
-            if v > y_hi * 1.0001:
-                break
-            y = y_of(v)
-            major = step == 1
-            parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" '
-                         f'stroke="{"#cccccc" if major else "#eeeeee"}" stroke-width="1"/>')
-            if major or plot_h / math.log10(y_hi / y_lo) > 60:
-                parts.append(svg_text(left - 8, y + 4, fmt_tick(v), 11, "end"))
-        decade *= 10
+    for v, major in log_ticks(y_lo, y_hi):
+        y = y_of(v)
+        parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" '
+                     f'stroke="{"#cccccc" if major else "#eeeeee"}" stroke-width="1"/>')
+        if major or plot_h / math.log10(y_hi / y_lo) > 60:
+            parts.append(svg_text(left - 8, y + 4, fmt_tick(v), 11, "end"))
     for n in SIZES:
         x = x_of(n)
         parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + plot_h}" stroke="#dddddd"/>')
@@ -630,24 +645,16 @@ def ratios_svg(rows: list[tuple[str, float, float | None]]) -> str:
         return left + (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo)) * plot_w
 
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif">',
-        f'<rect width="{width}" height="{height}" fill="white"/>',
+        *svg_open(width, height),
         svg_text(width / 2, 22, "FutureLib time / peer time, same run (log scale)", 15, "middle", "bold"),
         svg_text(x_of(1.0) - 8, 44, "◀ FutureLib faster", 11, "end", color="#2ca02c"),
         svg_text(x_of(1.0) + 8, 44, "FutureLib slower ▶", 11, "start", color="#d62728"),
     ]
-    decade = lo
-    while decade <= hi * 1.0001:
-        for step in (1, 2, 5):
-            v = decade * step
-            if v > hi * 1.0001:
-                break
-            x = x_of(v)
-            parts.append(f'<line x1="{x:.1f}" y1="{top - 6}" x2="{x:.1f}" y2="{height - bottom}" '
-                         f'stroke="{"#dddddd" if step == 1 else "#f0f0f0"}"/>')
-            parts.append(svg_text(x, height - bottom + 18, f"{v:g}×", 11, "middle"))
-        decade *= 10
+    for v, major in log_ticks(lo, hi):
+        x = x_of(v)
+        parts.append(f'<line x1="{x:.1f}" y1="{top - 6}" x2="{x:.1f}" y2="{height - bottom}" '
+                     f'stroke="{"#dddddd" if major else "#f0f0f0"}"/>')
+        parts.append(svg_text(x, height - bottom + 18, f"{v:g}×", 11, "middle"))
     one = x_of(1.0)
     for index, (label, value, target) in enumerate(rows):
         y = top + index * (bar_h + gap)

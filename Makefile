@@ -4,7 +4,7 @@ SWIFT_FORMAT ?= swift-format
 DOCC ?= docc
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: help build test demo lint format docs docs-site tsan asan stress bench bench-report bench-callgrind clean
+.PHONY: help build test snippets demo lint format docs docs-site tsan asan stress bench bench-report bench-callgrind clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -12,8 +12,13 @@ help: ## List the targets
 build: ## Build everything (debug), warnings as errors
 	$(SWIFT) build -Xswiftc -warnings-as-errors
 
-test: ## Run the test suite, warnings as errors (what CI runs)
+test: ## Build, compile every ```swift block of the docs, run the test suite; warnings as errors (what CI runs)
+	$(SWIFT) build --build-tests $(TEST_FLAGS)
+	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py
 	$(SWIFT) test $(TEST_FLAGS)
+
+snippets: ## Compile every ```swift block of README, Documentation/, DocC articles and doc comments (after a build)
+	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py
 
 demo: ## Run the demo: futures and tokens doing their main job
 	$(SWIFT) run -c release Demo

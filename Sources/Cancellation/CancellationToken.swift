@@ -61,7 +61,7 @@ public struct CancellationToken: Sendable, Hashable {
     /// such a token never fires, so work may skip registering handlers on it.
     ///
     /// ```swift
-    /// if token.canBeCancelled { registration = token.onCancel { connection.close() } }
+    /// let registration = token.canBeCancelled ? token.onCancel { connection.close() } : nil
     /// ```
     public var canBeCancelled: Bool {
         guard let core else { return false }

@@ -66,7 +66,10 @@ public final class Future<Value: Sendable>: Sendable {
     /// Creates a future that already failed with `error`.
     ///
     /// ```swift
-    /// guard let url = URL(string: text) else { return Future(error: URLError(.badURL)) }
+    /// func validated(_ text: String) -> Future<URL> {
+    ///     guard let url = URL(string: text) else { return Future(error: URLError(.badURL)) }
+    ///     return Future(value: url)
+    /// }
     /// ```
     ///
     /// - Parameter error: The error.

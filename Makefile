@@ -18,12 +18,12 @@ test: ## Run the test suite, warnings as errors (what CI runs)
 demo: ## Run the demo: futures and tokens doing their main job
 	$(SWIFT) run -c release Demo
 
-tsan: ## Run the test suite under ThreadSanitizer (FUTURELIB_TSAN makes Mutex visible to it)
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan -Xswiftc -DFUTURELIB_TSAN $(TEST_FLAGS)
+tsan: ## Run the test suite under ThreadSanitizer, built exactly as a user builds it (no -D flag)
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan $(TEST_FLAGS)
 
-asan: ## Run the test suite under AddressSanitizer and LeakSanitizer (FUTURELIB_ASAN: smaller sizes)
+asan: ## Run the test suite under AddressSanitizer and LeakSanitizer (the tests use smaller sizes under it)
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/LeakSanitizer.supp \
-		$(SWIFT) test --sanitize=address --scratch-path .build-asan -Xswiftc -DFUTURELIB_ASAN $(TEST_FLAGS)
+		$(SWIFT) test --sanitize=address --scratch-path .build-asan $(TEST_FLAGS)
 
 stress: ## Repeat the race tests (STRESS_ITERATIONS, default 100000), run MODEL_SEEDS model seeds (10000) and the full-size scale tests
 	FUTURELIB_STRESS_ITERATIONS=$${STRESS_ITERATIONS:-100000} FUTURELIB_MODEL_SEEDS=$${MODEL_SEEDS:-10000} \

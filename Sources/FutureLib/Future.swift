@@ -3,8 +3,8 @@ public import Synchronization  // public: `completed` is read by inlinable code
 /// A value that becomes available later, exactly once: a success or an error.
 ///
 /// A future is read-only; its ``Promise`` (or the work given to `init`) completes it. Register
-/// continuations with ``onComplete(on:cancellationToken:_:)``, compose futures with combinators
-/// such as ``map(on:cancellationToken:_:)`` and ``flatMap(on:cancellationToken:_:)``, or wait
+/// continuations with ``onComplete(on:cancellationToken:_:)-xald``, compose futures with combinators
+/// such as ``map(on:cancellationToken:_:)-9ghqj`` and ``flatMap(on:cancellationToken:_:)-9x49y``, or wait
 /// for the result with `value()` (blocking) or `try await value()` (async).
 ///
 /// ```swift

@@ -57,10 +57,10 @@ lint: ## Check formatting (swift-format --strict)
 format: ## Rewrite sources with swift-format
 	$(SWIFT_FORMAT) format --in-place --recursive Sources Tests Package.swift
 
-docs: ## Build the DocC archives of both modules, warnings as errors
+docs: ## Build the DocC archives of the three modules, warnings as errors
 	./Scripts/build-docs.sh
 
-docs-site: ## Also write a static website of both modules to docs-site/ (serve it with any web server)
+docs-site: ## Also write a static website of the three modules to docs-site/ (serve it with any web server)
 	./Scripts/build-docs.sh --static-hosting
 
 clean: ## Remove build products

@@ -35,6 +35,8 @@ let package = Package(
             dependencies: ["FutureLib", "FutureLibFoundation", "HTTPFixture"],
             swiftSettings: swiftSettings
         ),
+        // `make soak`: a million server-shaped requests (linked request, deadline, futures); not a product.
+        .executableTarget(name: "Soak", dependencies: ["FutureLib"], swiftSettings: swiftSettings),
         // A loopback HTTP/1.1 server for the demo and the URLSession tests; not a product.
         .target(
             name: "HTTPFixture",

@@ -1,0 +1,5 @@
+import FutureLibAsyncHTTPClient
+import FutureLibServiceLifecycle
+import IntegrationsTestSupport
+
+print("x")

@@ -4,7 +4,8 @@ SWIFT_FORMAT ?= swift-format
 DOCC ?= docc
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: help build test demo lint format docs docs-site tsan asan stress bench bench-report bench-callgrind clean
+.PHONY: help build test demo lint format docs docs-site tsan asan stress bench bench-report bench-callgrind clean \
+	integrations-test demo-server
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -17,6 +18,12 @@ test: ## Run the test suite, warnings as errors (what CI runs)
 
 demo: ## Run the demo: futures and tokens doing their main job
 	$(SWIFT) run -c release Demo
+
+integrations-test: ## Build and test the Integrations/ package (SwiftNIO, AsyncHTTPClient, ServiceLifecycle), warnings as errors
+	cd Integrations && $(SWIFT) test $(TEST_FLAGS)
+
+demo-server: ## Run the server-side demo: AsyncHTTPClient requests cancelled by deadlines and graceful shutdown
+	cd Integrations && $(SWIFT) run DemoServer
 
 tsan: ## Run the test suite under ThreadSanitizer (FUTURELIB_TSAN makes Mutex visible to it)
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan -Xswiftc -DFUTURELIB_TSAN $(TEST_FLAGS)
@@ -39,10 +46,12 @@ bench-callgrind: ## Instruction counts (valgrind) of FutureLib vs peers, into Do
 	SWIFT=$(SWIFT) python3 Scripts/bench-report.py --callgrind
 
 lint: ## Check formatting (swift-format --strict)
-	$(SWIFT_FORMAT) lint --strict --recursive Sources Tests Package.swift
+	$(SWIFT_FORMAT) lint --strict --recursive Sources Tests Package.swift \
+		Integrations/Sources Integrations/Tests Integrations/Package.swift
 
 format: ## Rewrite sources with swift-format
-	$(SWIFT_FORMAT) format --in-place --recursive Sources Tests Package.swift
+	$(SWIFT_FORMAT) format --in-place --recursive Sources Tests Package.swift \
+		Integrations/Sources Integrations/Tests Integrations/Package.swift
 
 docs: ## Build the DocC archives of both modules, warnings as errors
 	./Scripts/build-docs.sh
@@ -51,4 +60,4 @@ docs-site: ## Also write a static website of both modules to docs-site/ (serve i
 	./Scripts/build-docs.sh --static-hosting
 
 clean: ## Remove build products
-	rm -rf .build .build-* .docc-build docs-site Benchmarks/.build
+	rm -rf .build .build-* .docc-build docs-site Benchmarks/.build Integrations/.build

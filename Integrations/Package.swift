@@ -110,5 +110,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The code of Documentation/ServerSideSwift.md, compiled and run.
+        .testTarget(
+            name: "IntegrationsDocumentationExamples",
+            dependencies: [
+                "FutureLibAsyncHTTPClient",
+                "FutureLibServiceLifecycle",
+                "IntegrationsTestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

@@ -32,6 +32,13 @@ extension HTTPClient {
     /// - The handler registered on the token is released when the request ends, so a long-lived token (a
     ///   shutdown token) does not collect one per request.
     ///
+    /// ### After the future fails
+    /// The future fails before AsyncHTTPClient has finished tearing the request down: its task ends, and the
+    /// connection closes, a moment later. Shut the client's `EventLoopGroup` down only after the requests on it
+    /// have ended (NIO traps in debug builds on work left on a loop that shut down). AsyncHTTPClient takes a
+    /// cancelled request out of its connection queue asynchronously, so a request cancelled while queued may
+    /// still be handed a connection in that moment, sent, and then cut off.
+    ///
     /// ### Semantics
     /// - The future completes exactly once: with the response, with `CancellationError` when the token won, or
     ///   with AsyncHTTPClient's error (an `HTTPClientError` such as `.deadlineExceeded` after `timeout`, or

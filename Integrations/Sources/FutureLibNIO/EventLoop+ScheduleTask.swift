@@ -25,6 +25,10 @@ extension EventLoop {
     /// passes. A token that is already cancelled schedules nothing. The handler registered on the token is
     /// unregistered when `task` runs, so a long-lived token does not collect one per task.
     ///
+    /// ### A loop that shuts down first
+    /// NIO drops the tasks still scheduled on a loop that shuts down: `task` never runs, and the future fails
+    /// with `FutureError.brokenPromise`.
+    ///
     /// - Parameters:
     ///   - delay: How long to wait before running `task`; negative counts as zero.
     ///   - cancellationToken: Cancels the task if it has not started.

@@ -72,6 +72,16 @@ struct EventLoopScheduleTaskTests {
         try await group.shutdownGracefully()
     }
 
+    @Test("a loop that shuts down first drops the task: the future fails with brokenPromise")
+    func loopShutdownBreaksThePromise() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let future = group.next().scheduleTask(in: .seconds(600), cancellationToken: CancellationRequest().token) {
+            1
+        }
+        try await group.shutdownGracefully()
+        await #expect(throws: FutureError.brokenPromise) { try await future.value() }
+    }
+
     @Test("the task's error fails the future")
     func taskErrorFailsTheFuture() async throws {
         struct Broken: Error {}

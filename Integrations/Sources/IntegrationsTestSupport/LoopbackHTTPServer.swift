@@ -11,6 +11,8 @@ public import NIOPosix
 /// - `GET /fast`: `200` with the body `ok` at once.
 /// - `GET /slow-head?ms=N`: the response head (and body `ok`) only after `N` milliseconds.
 /// - `GET /slow-body?chunks=N&ms=M`: the head at once, then `N` chunks of 16 bytes, one every `M` milliseconds.
+/// - `GET /big-body?chunks=N`: the head at once, then `N` chunks of 64 KiB, as fast as the connection takes them:
+///   when the client stops reading and the socket's buffers fill, the server waits (a stall), as servers do.
 ///
 /// A connection that closes while a response is still pending or streaming is counted as closed early, and
 /// reported to `onEvent`.
@@ -27,8 +29,10 @@ public final class LoopbackHTTPServer: Sendable {
         public var requests = 0
         /// Responses written to their end.
         public var responsesCompleted = 0
-        /// Body chunks written by `/slow-body`.
+        /// Body chunks written by `/slow-body` and `/big-body`.
         public var chunksSent = 0
+        /// Times `/big-body` found the connection not writable (the client was not reading) and waited.
+        public var stalls = 0
 
         /// Connections open now.
         public var open: Int { accepted - closed }
@@ -150,6 +154,8 @@ private final class EndpointHandler: ChannelInboundHandler, RemovableChannelHand
     /// The request being answered, until its response is complete.
     private var pendingURI: String?
     private var timer: Scheduled<Void>?
+    /// The `/big-body` chunks still to write, while it waits for the connection to become writable.
+    private var bigChunksLeft = 0
 
     init(
         connection: Int,
@@ -169,6 +175,7 @@ private final class EndpointHandler: ChannelInboundHandler, RemovableChannelHand
     func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
+        bigChunksLeft = 0
         let early = pendingURI
         statistics.withLockedValue {
             $0.closed += 1
@@ -189,6 +196,10 @@ private final class EndpointHandler: ChannelInboundHandler, RemovableChannelHand
             timer = context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(query["ms"] ?? 1000))) {
                 self.respond(context: context, body: "ok")
             }
+        case "/big-body":
+            writeHead(context: context, contentLength: nil)
+            bigChunksLeft = query["chunks"] ?? 16
+            writeBigChunks(context: context)
         case "/slow-body":
             writeHead(context: context, contentLength: nil)
             streamChunks(
@@ -226,6 +237,26 @@ private final class EndpointHandler: ChannelInboundHandler, RemovableChannelHand
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: interval) {
             self.streamChunks(context: context, left: left - 1, interval: interval)
         }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, bigChunksLeft > 0 { writeBigChunks(context: context) }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Writes `/big-body` chunks while the connection is writable; `channelWritabilityChanged` resumes it.
+    private func writeBigChunks(context: ChannelHandlerContext) {
+        while bigChunksLeft > 0 {
+            guard context.channel.isWritable else {
+                statistics.withLockedValue { $0.stalls += 1 }
+                return
+            }
+            bigChunksLeft -= 1
+            let chunk = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 * 1024)
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
+            statistics.withLockedValue { $0.chunksSent += 1 }
+        }
+        end(context: context)
     }
 
     private func end(context: ChannelHandlerContext) {

@@ -35,6 +35,25 @@ func profile(id: Int, client: HTTPClient, baseURL: String, shutdown: Cancellatio
     }
 }
 
+func download(
+    _ url: String,
+    client: HTTPClient,
+    shutdown: CancellationToken,
+    into sink: (ByteBuffer) -> Void
+)
+    async throws
+{
+    let stop = CancellationRequest(linkedTo: [shutdown])
+    let response = try await client.execute(
+        HTTPClientRequest(url: url),
+        timeout: .minutes(10),
+        cancellationToken: stop.token
+    ).value()
+    for try await chunk in response.body {  // throws CancellationError once the token is cancelled
+        sink(chunk)
+    }
+}
+
 // MARK: - Tokens that follow the service's life
 
 /// A service that refreshes a cache until the service group shuts down; the code below it knows only tokens.
@@ -128,6 +147,11 @@ struct ServerSideSwiftGuideExamples {
         await #expect(throws: CancellationError.self) {
             try await profile(id: 7, client: client, baseURL: server.url(""), shutdown: .cancelled)
         }
+        var bytes = 0
+        try await download(server.url("/slow-body?chunks=3&ms=1"), client: client, shutdown: .none) {
+            bytes += $0.readableBytes
+        }
+        #expect(bytes == 3 * 16)
         try await client.shutdown()
         try await server.shutdown()
         try await group.shutdownGracefully()

@@ -4,7 +4,7 @@ SWIFT_FORMAT ?= swift-format
 DOCC ?= docc
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: help build test demo lint format docs docs-site tsan asan stress bench bench-report bench-callgrind clean \
+.PHONY: help build test demo lint format docs docs-site tsan tsan-consumer asan stress bench bench-report bench-callgrind clean \
 	integrations-test demo-server
 
 help: ## List the targets
@@ -25,12 +25,19 @@ integrations-test: ## Build and test the Integrations/ package (SwiftNIO, AsyncH
 demo-server: ## Run the server-side demo: AsyncHTTPClient requests cancelled by deadlines and graceful shutdown
 	cd Integrations && $(SWIFT) run DemoServer
 
-tsan: ## Run the test suite under ThreadSanitizer (FUTURELIB_TSAN makes Mutex visible to it)
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan -Xswiftc -DFUTURELIB_TSAN $(TEST_FLAGS)
+tsan: ## Run the test suite under ThreadSanitizer, built exactly as a user builds it (no -D flag)
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan $(TEST_FLAGS)
 
-asan: ## Run the test suite under AddressSanitizer and LeakSanitizer (FUTURELIB_ASAN: smaller sizes)
+tsan-consumer: ## An outside package (Tests/Consumer) under plain `swift test --sanitize=thread`; any TSan report fails
+	mkdir -p .build-tsan-consumer
+	cd Tests/Consumer && TSAN_OPTIONS=halt_on_error=1 bash -o pipefail -c \
+		'$(SWIFT) test --sanitize=thread --scratch-path $(CURDIR)/.build-tsan-consumer $(TEST_FLAGS) 2>&1 \
+		| tee $(CURDIR)/.build-tsan-consumer/test.log'
+	! grep -q 'ThreadSanitizer' .build-tsan-consumer/test.log
+
+asan: ## Run the test suite under AddressSanitizer and LeakSanitizer (the tests use smaller sizes under it)
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/LeakSanitizer.supp \
-		$(SWIFT) test --sanitize=address --scratch-path .build-asan -Xswiftc -DFUTURELIB_ASAN $(TEST_FLAGS)
+		$(SWIFT) test --sanitize=address --scratch-path .build-asan $(TEST_FLAGS)
 
 stress: ## Repeat the race tests (STRESS_ITERATIONS, default 100000), run MODEL_SEEDS model seeds (10000) and the full-size scale tests
 	FUTURELIB_STRESS_ITERATIONS=$${STRESS_ITERATIONS:-100000} FUTURELIB_MODEL_SEEDS=$${MODEL_SEEDS:-10000} \
@@ -53,10 +60,10 @@ format: ## Rewrite sources with swift-format
 	$(SWIFT_FORMAT) format --in-place --recursive Sources Tests Package.swift \
 		Integrations/Sources Integrations/Tests Integrations/Package.swift
 
-docs: ## Build the DocC archives of both modules, warnings as errors
+docs: ## Build the DocC archives of the three modules, warnings as errors
 	./Scripts/build-docs.sh
 
-docs-site: ## Also write a static website of both modules to docs-site/ (serve it with any web server)
+docs-site: ## Also write a static website of the three modules to docs-site/ (serve it with any web server)
 	./Scripts/build-docs.sh --static-hosting
 
 clean: ## Remove build products

@@ -21,19 +21,13 @@ public final class LimitedExecutionContext: ExecutionContext {
     private struct State {
         var limit: Int
         var running = 0
-        var queue: [@Sendable () -> Void] = []
-        var queueHead = 0
+        /// Jobs waiting for a slot; each is released as it starts.
+        var queue = FIFO<@Sendable () -> Void>()
 
-        var hasQueued: Bool { queueHead < queue.count }
+        var hasQueued: Bool { !queue.isEmpty }
 
         mutating func dequeue() -> @Sendable () -> Void {
-            let work = queue[queueHead]
-            queueHead += 1
-            if queueHead == queue.count {
-                queue.removeAll(keepingCapacity: true)
-                queueHead = 0
-            }
-            return work
+            queue.popFirst()!
         }
     }
 

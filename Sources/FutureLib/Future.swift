@@ -141,23 +141,7 @@ public final class Future<Value: Sendable>: Sendable {
         _ work: @escaping @Sendable @concurrent () async throws -> Value
     ) {
         self.init()
-        if failIfCancelled(cancellationToken) { return }
-        let registration = cancellationToken.onCancel { [self] in
-            complete(with: .failure(CancellationError()))
-        }
-        Task(executorPreference: WorkerPool.shared) { [self] in
-            defer { registration.unregister() }
-            // The token's handlers run newest first, so the task may see its cancellation and
-            // finish before the handler above fails the future: a cancelled token still wins.
-            do {
-                let value = try await withCancellation(cancellationToken) { try await work() }
-                complete(
-                    with: cancellationToken.isCancellationRequested ? .failure(CancellationError()) : .success(value)
-                )
-            } catch {
-                complete(with: .failure(cancellationToken.isCancellationRequested ? CancellationError() : error))
-            }
-        }
+        run(at: .pool, cancellationToken: cancellationToken, work)
     }
 
     /// The result, or nil while the future is pending.

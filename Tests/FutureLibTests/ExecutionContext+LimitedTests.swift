@@ -140,6 +140,29 @@ struct LimitedExecutionContextTests {
         #expect(context.runningCount == 0)
     }
 
+    @Test func `a job's captures are released once it ran, while later jobs still wait`() async {
+        let context = LimitedExecutionContext(maxConcurrency: 1, on: Self.base)
+        let counter = DeinitCounter()
+        let firstGate = Signal()
+        let holdGate = Signal()
+        let holding = Signal()
+        context.execute { firstGate.wait() }  // keeps the next jobs queued
+        do {
+            let capture = counter.make()
+            context.execute { capture.touch() }
+        }
+        context.execute {
+            holding.fire()
+            holdGate.wait()
+        }
+        context.execute {}  // still queued while the job before it holds the only slot
+        firstGate.fire()
+        #expect(await onDedicatedThread { holding.wait() })
+        #expect(await eventually { counter.deallocated == 1 })  // the queue did not keep it
+        holdGate.fire()
+        #expect(await eventually { context.runningCount == 0 })
+    }
+
     @Test func `futures whose work runs on a limited context complete`() async throws {
         let context = LimitedExecutionContext(maxConcurrency: 2)
         let values = try await withThrowingTaskGroup(of: Int.self) { group in

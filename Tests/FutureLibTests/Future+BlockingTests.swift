@@ -130,6 +130,53 @@ struct FutureBlockingTests {
         }
 
         @Test(arguments: 0..<8)
+        func `parallel tests blocking on async combinators all finish`(index: Int) throws {
+            // Each async closure runs in a task on FutureLib's threads, which the blocked
+            // cooperative threads cannot starve.
+            let source = Future(value: index)
+            let mapped = source.map { value in
+                try await Task.sleep(for: .milliseconds(10))
+                return value
+            }
+            let chained = mapped.flatMap { value in
+                await Task.yield()
+                return Future(value: value)
+            }
+            let recovered = Future<Int>(error: TestFailure()).recover { _ in
+                try await Task.sleep(for: .milliseconds(10))
+                return index
+            }
+            let fallback = Future<Int>(error: TestFailure()).recoverWith { _ in
+                await Task.yield()
+                return Future(value: index)
+            }
+            let traversed = [index, index].traverse { value in
+                try await Task.sleep(for: .milliseconds(5))
+                return value
+            }
+            let observed = Promise<Int>()
+            source.onSuccess { value in
+                await Task.yield()
+                observed.fulfill(value)
+            }
+            #expect(try chained.value() == index)
+            #expect(try recovered.value() == index)
+            #expect(try fallback.value() == index)
+            #expect(try traversed.value() == [index, index])
+            #expect(try observed.future.value() == index)
+        }
+
+        @Test(arguments: 0..<8)
+        func `parallel tests blocking on actor continuations all finish`(index: Int) throws {
+            let box = Box()
+            let doubled = Future(value: index).map(on: box) { box, value in
+                box.count += value
+                return value * 2
+            }
+            #expect(try doubled.value() == index * 2)
+        }
+
+        @Test(arguments: 0..<8)
         func `parallel tests blocking on .default work all finish`(index: Int) throws {
             let future = Future(on: .default) {
                 pause(.milliseconds(20))
@@ -200,4 +247,9 @@ struct FutureDeadlockDetectionTests {
         let fromOther = await on(other) { try? Future(on: serial) { 4 }.value() }
         #expect(fromOther == 4)
     }
+}
+
+/// A default actor: its jobs run on the executor preference of the task that enters it.
+private actor Box {
+    var count = 0
 }

@@ -18,8 +18,7 @@ final class PerThread {
     /// How many synchronous continuations are running inline on this thread right now.
     @exclusivity(unchecked) var inlineDepth = 0
     /// Work deferred because `inlineDepth` reached the limit; drained by the outermost frame.
-    @exclusivity(unchecked) var deferred: [@Sendable () -> Void] = []
-    @exclusivity(unchecked) var deferredHead = 0
+    @exclusivity(unchecked) var deferred = FIFO<@Sendable () -> Void>()
     /// The pool this thread works for, if any.
     @exclusivity(unchecked) var pool: WorkerPool?
 

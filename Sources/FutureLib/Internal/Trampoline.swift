@@ -38,17 +38,7 @@ enum Trampoline: Sendable {
             return
         }
         // Outermost frame: drain what deeper frames deferred, at depth 1 so it may nest again.
-        while thread.deferredHead < thread.deferred.count {
-            let next = thread.deferred[thread.deferredHead]
-            thread.deferredHead += 1
-            if thread.deferredHead >= 1024, thread.deferredHead * 2 >= thread.deferred.count {
-                thread.deferred.removeFirst(thread.deferredHead)  // drop what already ran
-                thread.deferredHead = 0
-            }
-            next()
-        }
-        thread.deferred.removeAll()
-        thread.deferredHead = 0
+        while let next = thread.deferred.popFirst() { next() }
         thread.inlineDepth = 0
     }
 }

@@ -26,8 +26,7 @@ final class WorkerPool: @unchecked Sendable {
 
     private let lock = ConditionLock()
     private let runnableThreads: Int
-    private var queue: [Work] = []
-    private var queueHead = 0
+    private var queue = FIFO<Work>()
     private var threads = 0
     private var idle = 0
     private var blocked = 0
@@ -57,7 +56,7 @@ final class WorkerPool: @unchecked Sendable {
     func willBlock() {
         let spawn = lock.withLock {
             blocked += 1
-            return queueHead < queue.count && idle == 0 && reserveThreadIfNeeded()
+            return !queue.isEmpty && idle == 0 && reserveThreadIfNeeded()
         }
         if spawn { startThread() }
     }
@@ -103,25 +102,17 @@ final class WorkerPool: @unchecked Sendable {
         PerThread.current.pool = self
         lock.lock()
         while true {
-            while queueHead == queue.count {
+            while queue.isEmpty {
                 idle += 1
                 let signalled = lock.wait(seconds: 5)
                 idle -= 1
-                if !signalled, queueHead == queue.count, threads - blocked > runnableThreads {
+                if !signalled, queue.isEmpty, threads - blocked > runnableThreads {
                     threads -= 1  // surplus after compensation: let it go
                     lock.unlock()
                     return
                 }
             }
-            let work = queue[queueHead]
-            queueHead += 1
-            if queueHead == queue.count {
-                queue.removeAll(keepingCapacity: queue.count < 1024)
-                queueHead = 0
-            } else if queueHead >= 1024, queueHead * 2 >= queue.count {
-                queue.removeFirst(queueHead)
-                queueHead = 0
-            }
+            let work = queue.popFirst()!
             lock.unlock()
             switch work {
             case .closure(let body): body()

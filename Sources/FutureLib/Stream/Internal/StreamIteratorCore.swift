@@ -6,30 +6,19 @@
 /// unsubscribes at once.
 final class StreamIteratorCore<Value: Sendable>: Sendable {
     private struct State: Sendable {
-        /// Popped slots are set to nil: a result the loop took is not kept alive by the buffer, and
-        /// compacting it never releases a user's value inside the lock.
-        var buffer: [Result<Value, any Error>?] = []
-        /// Index of the next result in `buffer` (a queue without `removeFirst`'s O(n)).
-        var head = 0
+        /// Results not yet taken by the loop. A result leaves the buffer when it is taken, so the
+        /// buffer never keeps it alive, and growing or shrinking never releases a user's value
+        /// inside the lock.
+        var buffer = FIFO<Result<Value, any Error>>()
         /// The stream ended or the iteration was stopped: once `buffer` is drained, `next()` returns nil.
         var isDone = false
         var waiter: CheckedContinuation<Result<Value, any Error>?, Never>?
 
-        var isEmpty: Bool { head == buffer.count }
-        var count: Int { buffer.count - head }
+        var isEmpty: Bool { buffer.isEmpty }
+        var count: Int { buffer.count }
 
         mutating func popFirst() -> Result<Value, any Error>? {
-            guard !isEmpty else { return nil }
-            let result = buffer[head].take()
-            head += 1
-            if head == buffer.count {
-                buffer.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 64, head * 2 >= buffer.count {
-                buffer.removeFirst(head)
-                head = 0
-            }
-            return result
+            buffer.popFirst()
         }
     }
 
@@ -102,19 +91,9 @@ final class StreamIteratorCore<Value: Sendable>: Sendable {
         // The buffered results are released when this statement ends, outside the lock.
         let (waiter, _) = state.withLock { state in
             state.isDone = true
-            state.head = 0
-            return (state.waiter.take(), state.buffer.take())
+            return (state.waiter.take(), state.buffer.removeAll())
         }
         waiter?.resume(returning: nil)
         subscription.cancel()
-    }
-}
-
-extension Array {
-    /// Moves the elements out, leaving the array empty.
-    fileprivate mutating func take() -> [Element] {
-        var taken: [Element] = []
-        swap(&taken, &self)
-        return taken
     }
 }

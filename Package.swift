@@ -71,8 +71,9 @@ let package = Package(
             dependencies: ["ChecksumExample", "TestSupport"],
             swiftSettings: swiftSettings
         ),
-        // The examples of README.md, Documentation/ and the DocC articles, so that a renamed API
-        // breaks the build instead of the reader.
+        // The examples of Documentation/ and the DocC articles, run, with what they promise asserted.
+        // That every ```swift block of the docs compiles is checked by Scripts/check-doc-snippets.py
+        // (part of `make test`).
         .testTarget(
             name: "DocumentationExamples",
             dependencies: ["FutureLib", "Cancellation", "FutureLibFoundation", "TestSupport"],

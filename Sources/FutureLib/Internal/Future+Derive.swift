@@ -2,6 +2,8 @@
 // siblings) or a combinator's derived future (`map` and the rest). "How the core works" in
 // Documentation/Internals.md walks through it.
 
+import Dispatch
+
 extension Future {
     // MARK: - Derived futures
 
@@ -24,9 +26,14 @@ extension Future {
         cancellationToken: CancellationToken,
         _ body: @escaping @Sendable (Result<Value, any Error>, Future<U>) -> Void
     ) -> Future<U> {
-        let derived = Future<U>()
-        // On a DispatchQueue, the target records the queued completion for value()'s deadlock check.
-        let target = context.isSynchronous ? .synchronous : QueueCompletion.target(context, completing: derived)
+        let target = ContinuationTarget(context)
+        // A derived future completed on a queue remembers it, for the blocking `value()`'s main-queue check.
+        let derived: Future<U>
+        if case .queue(let queue) = target {
+            derived = Future<U>(completedOn: queue)
+        } else {
+            derived = Future<U>()
+        }
         return derive(derived, target: target, cancellationToken: cancellationToken, body)
     }
 

@@ -63,26 +63,6 @@ extension Future {
         return derived
     }
 
-    /// Fails this future with `CancellationError` if `token` is already cancelled; true if it did.
-    /// The prologue of every operation that takes a token.
-    @inlinable
-    func failIfCancelled(_ token: CancellationToken) -> Bool {
-        guard token.isCancellationRequested else { return false }
-        complete(with: .failure(CancellationError()))
-        return true
-    }
-
-    /// Fails this future with `CancellationError` when `token` is cancelled before it completes;
-    /// the token's handler is released when the future completes first. For the combinators that
-    /// gather several sources (`zip`, `sequence`, `race`, …); one-source combinators use
-    /// ``derive(on:cancellationToken:_:)``, which needs no second continuation.
-    @inlinable
-    func cancelOnRequest(of token: CancellationToken) {
-        guard token.canBeCancelled else { return }
-        let registration = token.onCancel { [self] in complete(with: .failure(CancellationError())) }
-        observe(on: .synchronous, cancellationToken: .none, .result { _ in registration.unregister() })
-    }
-
     /// Completes this future with the result of `inner` (a `flatMap` or `recoverWith` result);
     /// stops waiting for `inner` when the token is cancelled.
     @inlinable

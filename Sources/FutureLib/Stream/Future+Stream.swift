@@ -28,7 +28,7 @@ extension Future {
         _ transform: @escaping @Sendable (Value) throws -> FutureStream<U>
     ) -> FutureStream<U> {
         let derived = FutureStream<U>(capacity: capacity)
-        if derived.cancelIfRequested(cancellationToken) { return derived }
+        if derived.failIfCancelled(cancellationToken) { return derived }
         derived.cancelOnRequest(of: cancellationToken)
         observe(
             on: context,

@@ -42,7 +42,7 @@ extension Future {
     /// ```
     ///
     /// ### Semantics
-    /// As ``onComplete(on:cancellationToken:_:)``, except that `f` is called only for a success:
+    /// As ``onComplete(on:cancellationToken:_:)-xald``, except that `f` is called only for a success:
     /// never for a failure, and never when `cancellationToken` is cancelled first.
     ///
     /// - Parameters:
@@ -65,7 +65,7 @@ extension Future {
     /// ```
     ///
     /// ### Semantics
-    /// As ``onComplete(on:cancellationToken:_:)``, except that `f` is called only for a failure,
+    /// As ``onComplete(on:cancellationToken:_:)-xald``, except that `f` is called only for a failure,
     /// including once with `CancellationError` when `cancellationToken` is cancelled first.
     ///
     /// - Parameters:

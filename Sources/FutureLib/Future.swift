@@ -4,8 +4,8 @@ public import Synchronization  // public: `completed` is read by inlinable code
 /// A value that becomes available later, exactly once: a success or an error.
 ///
 /// A future is read-only; its ``Promise`` (or the work given to `init`) completes it. Register
-/// continuations with ``onComplete(on:cancellationToken:_:)``, compose futures with combinators
-/// such as ``map(on:cancellationToken:_:)`` and ``flatMap(on:cancellationToken:_:)``, or wait
+/// continuations with ``onComplete(on:cancellationToken:_:)-xald``, compose futures with combinators
+/// such as ``map(on:cancellationToken:_:)-9ghqj`` and ``flatMap(on:cancellationToken:_:)-9x49y``, or wait
 /// for the result with `value()` (blocking) or `try await value()` (async).
 ///
 /// ```swift
@@ -75,7 +75,10 @@ public final class Future<Value: Sendable>: Sendable {
     /// Creates a future that already failed with `error`.
     ///
     /// ```swift
-    /// guard let url = URL(string: text) else { return Future(error: URLError(.badURL)) }
+    /// func validated(_ text: String) -> Future<URL> {
+    ///     guard let url = URL(string: text) else { return Future(error: URLError(.badURL)) }
+    ///     return Future(value: url)
+    /// }
     /// ```
     ///
     /// - Parameter error: The error.
@@ -153,23 +156,7 @@ public final class Future<Value: Sendable>: Sendable {
         _ work: @escaping @Sendable @concurrent () async throws -> Value
     ) {
         self.init()
-        if failIfCancelled(cancellationToken) { return }
-        let registration = cancellationToken.onCancel { [self] in
-            complete(with: .failure(CancellationError()))
-        }
-        Task(executorPreference: WorkerPool.shared) { [self] in
-            defer { registration.unregister() }
-            // The token's handlers run newest first, so the task may see its cancellation and
-            // finish before the handler above fails the future: a cancelled token still wins.
-            do {
-                let value = try await withCancellation(cancellationToken) { try await work() }
-                complete(
-                    with: cancellationToken.isCancellationRequested ? .failure(CancellationError()) : .success(value)
-                )
-            } catch {
-                complete(with: .failure(cancellationToken.isCancellationRequested ? CancellationError() : error))
-            }
-        }
+        run(at: .pool, cancellationToken: cancellationToken, work)
     }
 
     /// The result, or nil while the future is pending.

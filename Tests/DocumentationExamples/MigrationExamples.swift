@@ -41,6 +41,16 @@ func anotherAsyncRequest(_ value: Int) -> Future<String> {
     Future { "\(value)" }
 }
 
+func parsePort(_ text: String) throws -> Int {
+    guard let port = Int(text) else { throw Errors.invalidResponse }
+    return port
+}
+
+/// SimpleFutures' synchronous `future(parsePort("8080"))`.
+func completedFromExpression(_ text: String) -> Future<Int> {
+    Future(on: .synchronous) { try parsePort(text) }  // was future(parsePort(text))
+}
+
 func fromSimpleFutures() -> (Future<String>, CancellationRequest) {
     let request = CancellationRequest()  // was CancelToken()
     let mapped = Future(method: asyncRequest)  // was future(method:)
@@ -61,7 +71,13 @@ func decode(from bytes: [UInt8]) throws -> String {
     return String(decoding: bytes, as: UTF8.self)
 }
 
-func present(text: String) {}
+/// For the test: whether each `present(text:)` ran on the queue that carries `uiKey`.
+let presentedOnUI = StreamPromise<Bool>()
+let uiKey = DispatchSpecificKey<Int>()
+
+func present(text: String) {
+    presentedOnUI.fulfill(DispatchQueue.getSpecific(key: uiKey) != nil)
+}
 func present(error: any Error) {}
 func store(text: String) {}
 
@@ -70,17 +86,15 @@ func fromFutura(client: HTTPClient, url: String, ui: DispatchQueue) -> Cancellat
     let futureText = get(url, with: client, cancellationToken: request.token)
         .map { try decode(from: $0) }
 
-    futureText
-        .hop(to: DispatchQueue.global(qos: .background))  // was .switch(to: DispatchWorker.background)
-        .onSuccess(on: .synchronous) { store(text: $0) }  // was .then { }
-    futureText
-        .hop(to: ui)  // was .switch(to: DispatchWorker.main)
-        .onComplete(on: .synchronous) { result in
-            switch result {
-            case .success(let text): present(text: text)  // was .then { }
-            case .failure(let error): present(error: error)  // was .failure { }
-            }
+    // was .switch(to: DispatchWorker.background).then { }
+    futureText.onSuccess(on: DispatchQueue.global(qos: .background)) { store(text: $0) }
+    // was .switch(to: DispatchWorker.main).then { }.failure { }
+    futureText.onComplete(on: ui) { result in
+        switch result {
+        case .success(let text): present(text: text)
+        case .failure(let error): present(error: error)
         }
+    }
     return request  // request.cancel() was future.cancel()
 }
 
@@ -111,14 +125,17 @@ func fromConcurrency() -> Future<[String]> {
     return both
 }
 
-/// The first success; the last input's error when every input failed (`brokenPromise` for none).
+/// The first success; when every input fails, the last failure in time (`brokenPromise` for none).
 func firstSuccess<T: Sendable>(of futures: [Future<T>]) -> Future<T> {
     let promise = Promise<T>()
     for future in futures {
         future.onSuccess(on: .synchronous) { promise.tryFulfill($0) }
-    }
-    futures.results().onSuccess(on: .synchronous) { results in
-        if case .failure(let error)? = results.last { promise.tryReject(error) }  // no-op after a success
+        future.onFailure(on: .synchronous) { error in
+            // A future's result is set before its handlers run: the failure whose handler finds
+            // every input failed arrived last.
+            let allFailed = futures.allSatisfy { if case .failure? = $0.result { true } else { false } }
+            if allFailed { promise.tryReject(error) }
+        }
     }
     return promise.future
 }
@@ -245,9 +262,40 @@ func fromTPL(id: Int) async throws -> String {
         }
     }
 
-    @Test func futuraAndConcurrency() async throws {
-        let request = fromFutura(client: HTTPClient(), url: "t", ui: DispatchQueue(label: "ui"))
-        request.cancel()
+    @Test func simpleFuturesSynchronousFutureIsCompleteAtOnce() {
+        let port = completedFromExpression("8080")
+        #expect(port.isCompleted)
+        #expect(port.result.flatMap { try? $0.get() } == 8080)
+        let invalid = completedFromExpression("x")
+        #expect(invalid.isCompleted)
+        #expect(throws: Errors.invalidResponse) { try invalid.result?.get() }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func futuraHandlersRunOnTheQueueTheyName() async throws {
+        let ui = DispatchQueue(label: "ui")
+        ui.setSpecific(key: uiKey, value: 1)
+        var presented = presentedOnUI.stream.values.makeAsyncIterator()
+        for _ in 0..<20 {
+            _ = fromFutura(client: HTTPClient(), url: "text", ui: ui)
+            #expect(try await presented.next() == true)
+        }
+    }
+
+    @Test func firstSuccessReportsTheLastFailureInTime() async throws {
+        let first = Promise<Int>()
+        let second = Promise<Int>()
+        let any = firstSuccess(of: [first.future, second.future])
+        second.reject(PhoneError.noAnswer)
+        first.reject(Errors.invalidResponse)  // the first input fails last
+        await #expect(throws: Errors.invalidResponse) { try await any.value() }
+
+        let late = Promise<Int>()
+        let won = firstSuccess(of: [Future(error: PhoneError.noAnswer), late.future])
+        late.fulfill(3)
+        #expect(try await won.value() == 3)
+    }
+
+    @Test func concurrency() async throws {
         #expect(try await fromConcurrency().value().count == 2)
         #expect(try await firstSuccess(of: [call(0), call(7)]).value() == "an earful from 7")
         await #expect(throws: PhoneError.noAnswer) { try await firstSuccess(of: [call(0), call(-1)]).value() }

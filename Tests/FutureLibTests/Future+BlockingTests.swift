@@ -118,6 +118,52 @@ struct FutureBlockingTests {
         }
     }
 
+    /// The one warning of a `value()` that blocks a task's thread for long. Serialized: the
+    /// diagnostic's configuration is process-wide.
+    @Suite(.serialized)
+    struct Diagnostic {
+        @Test func `a value() that blocks a task's thread past the threshold warns once, naming the cause and fix`()
+            throws
+        {
+            // A synchronous Swift Testing test runs on the cooperative pool, in a task.
+            let promise = Promise<Int>()
+            let messages = Locked<[String]>([])
+            let previous = BlockingDiagnostic.configure(
+                .init(threshold: .milliseconds(100)) { message in
+                    messages.withLock { $0.append(message) }
+                    promise.fulfill(1)  // ends the wait that warned
+                }
+            )
+            defer { BlockingDiagnostic.configure(previous) }
+            #expect(try promise.future.value() == 1)
+            #expect(messages.value.count == 1)
+            let message = messages.value.first ?? ""
+            #expect(message.contains("Task { }"))
+            #expect(message.contains("Future { try await … }"))
+            #expect(message.contains("once per process"))
+
+            let second = Promise<Int>()
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(300)) { second.fulfill(2) }
+            #expect(try second.future.value() == 2)
+            #expect(messages.value.count == 1)  // once per process
+        }
+
+        @Test func `a thread that runs no task does not warn`() async {
+            let promise = Promise<Int>()
+            let warnedOn = Locked<[ThreadID]>([])
+            let previous = BlockingDiagnostic.configure(
+                .init(threshold: .milliseconds(50)) { _ in warnedOn.withLock { $0.append(.current) } }
+            )
+            defer { BlockingDiagnostic.configure(previous) }
+            let blocked = await onDedicatedThread { () -> ThreadID in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(300)) { promise.fulfill(1) }
+                _ = try? promise.future.value()
+                return .current
+            }
+            #expect(!warnedOn.value.contains(blocked))
+        }
+    }
+
     @Suite
     struct OnTheCooperativePool {
         @Test(arguments: 0..<8)
@@ -127,6 +173,53 @@ struct FutureBlockingTests {
                 return index
             }
             #expect(try future.value() == index)
+        }
+
+        @Test(arguments: 0..<8)
+        func `parallel tests blocking on async combinators all finish`(index: Int) throws {
+            // Each async closure runs in a task on FutureLib's threads, which the blocked
+            // cooperative threads cannot starve.
+            let source = Future(value: index)
+            let mapped = source.map { value in
+                try await Task.sleep(for: .milliseconds(10))
+                return value
+            }
+            let chained = mapped.flatMap { value in
+                await Task.yield()
+                return Future(value: value)
+            }
+            let recovered = Future<Int>(error: TestFailure()).recover { _ in
+                try await Task.sleep(for: .milliseconds(10))
+                return index
+            }
+            let fallback = Future<Int>(error: TestFailure()).recoverWith { _ in
+                await Task.yield()
+                return Future(value: index)
+            }
+            let traversed = [index, index].traverse { value in
+                try await Task.sleep(for: .milliseconds(5))
+                return value
+            }
+            let observed = Promise<Int>()
+            source.onSuccess { value in
+                await Task.yield()
+                observed.fulfill(value)
+            }
+            #expect(try chained.value() == index)
+            #expect(try recovered.value() == index)
+            #expect(try fallback.value() == index)
+            #expect(try traversed.value() == [index, index])
+            #expect(try observed.future.value() == index)
+        }
+
+        @Test(arguments: 0..<8)
+        func `parallel tests blocking on actor continuations all finish`(index: Int) throws {
+            let box = Box()
+            let doubled = Future(value: index).map(on: box) { box, value in
+                box.count += value
+                return value * 2
+            }
+            #expect(try doubled.value() == index * 2)
         }
 
         @Test(arguments: 0..<8)
@@ -223,4 +316,9 @@ struct FutureDeadlockDetectionTests {
         let fromOther = await on(other) { try? Future(on: serial) { 4 }.value() }
         #expect(fromOther == 4)
     }
+}
+
+/// A default actor: its jobs run on the executor preference of the task that enters it.
+private actor Box {
+    var count = 0
 }

@@ -135,7 +135,7 @@ struct FutureStreamMapTests {
     // MARK: - Tokens
 
     enum Combinator: String, CaseIterable, Sendable {
-        case map, filter, flatMapFuture, flatMapStream, recover, recoverWith, mapError, andThen
+        case map, filter, flatMapFuture, flatMapStream, recover, recoverWith, recoverWithStream, mapError, andThen
     }
 
     static func apply(
@@ -166,6 +166,10 @@ struct FutureStreamMapTests {
         case .recover: stream.recover(on: .synchronous, cancellationToken: token) { _ in calls.increment() }
         case .recoverWith:
             stream.recoverWith(on: .synchronous, cancellationToken: token) { _ in Future(value: calls.increment()) }
+        case .recoverWithStream:
+            stream.recoverWith(on: .synchronous, cancellationToken: token) { _ in
+                FutureStream(value: calls.increment())
+            }
         case .mapError:
             stream.mapError(on: .synchronous, cancellationToken: token) {
                 calls.increment()

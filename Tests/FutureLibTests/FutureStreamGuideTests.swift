@@ -51,6 +51,19 @@ struct FutureStreamGuideTests {
         #expect(seen.value == [20, 30])
     }
 
+    @Test func `Streams that hold one result`() async {
+        let cached = FutureStream(value: 21.5)
+        let calibrated = FutureStream<Double>(on: .default) { 21.5 - 0.3 }
+        let seen = Locked<[Double]>([])
+        cached.onSuccess(on: .synchronous) { value in seen.withLock { $0.append(value) } }
+        #expect(seen.value == [21.5])
+        #expect(cached.isFinished && cached.count == 1)
+        let done = Promise<Void>()
+        calibrated.onFinish(on: .synchronous) { done.fulfill(()) }
+        try? await done.future.value()
+        #expect(calibrated.count == 1)
+    }
+
     @Test func `Subscribers: a token unsubscribes`() async {
         let updates = StreamPromise<Int>(capacity: 0)
         let stop = CancellationRequest()

@@ -11,11 +11,7 @@ import Testing
 /// `FUTURELIB_MODEL_SEED=1234 swift test --filter Model`.
 @Suite(.serialized, .timeLimit(.minutes(30)))
 struct ModelTests {
-    #if FUTURELIB_TSAN || FUTURELIB_ASAN
-    static let defaultSeeds = 100
-    #else
-    static let defaultSeeds = 500
-    #endif
+    static let defaultSeeds = Sanitizer.isActive ? 100 : 500
 
     @Test func `random operation sequences on three threads match the reference model`() async {
         let failures = await ModelRunner.run(seeds: ModelRunner.seeds(defaultCount: Self.defaultSeeds))

@@ -9,15 +9,10 @@ package enum Stress {
         .flatMap { $0 > 0 ? $0 : nil }
 
     /// Iterations for a cheap race (a few atomic operations per round): 10,000, or 1,000 under
-    /// a sanitizer (`make tsan` builds with `-D FUTURELIB_TSAN`, `make asan` with `-D FUTURELIB_ASAN`),
-    /// which runs them far slower.
+    /// a sanitizer (``Sanitizer/isActive``), which runs them far slower.
     package static var cheap: Int { override ?? defaultCheap }
 
-    #if FUTURELIB_TSAN || FUTURELIB_ASAN
-    private static let defaultCheap = 1_000
-    #else
-    private static let defaultCheap = 10_000
-    #endif
+    private static let defaultCheap = Sanitizer.isActive ? 1_000 : 10_000
 
     /// Iterations for a heavy race (many handlers or threads per round): a tenth of `cheap`.
     package static var heavy: Int { max(override.map { $0 / 10 } ?? 1_000, 100) }
@@ -62,17 +57,22 @@ package func race<State: Sendable>(
     return failures.value
 }
 
-/// Sizes of the scale tests: a million normally; far less under a sanitizer (`make tsan`
-/// builds with `-D FUTURELIB_TSAN`, `make asan` with `-D FUTURELIB_ASAN`), which runs such loops
-/// many times slower and would starve the other tests of CPU. The depth that matters for the stack is reached either way.
+/// Sizes of the scale tests: a million normally; far less under a sanitizer (``Sanitizer/isActive``),
+/// which runs such loops many times slower and would starve the other tests of CPU. The depth that
+/// matters for the stack is reached either way.
 package enum Scale {
-    #if FUTURELIB_TSAN || FUTURELIB_ASAN
-    package static let million = 20_000
-    package static let hundredThousand = 5_000
-    package static let tenThousand = 1_000
-    #else
-    package static let million = 1_000_000
-    package static let hundredThousand = 100_000
-    package static let tenThousand = 10_000
-    #endif
+    package static let million = Sanitizer.isActive ? 20_000 : 1_000_000
+    package static let hundredThousand = Sanitizer.isActive ? 5_000 : 100_000
+    package static let tenThousand = Sanitizer.isActive ? 1_000 : 10_000
+}
+
+/// Whether this test process runs under ThreadSanitizer or AddressSanitizer.
+///
+/// Told at run time, from the symbols their runtimes add to the process, so that the test suite is
+/// built exactly as a user builds it (`swift test --sanitize=thread`, no other flag).
+package enum Sanitizer {
+    package static let isActive: Bool = {
+        guard let process = dlopen(nil, RTLD_NOW) else { return false }
+        return dlsym(process, "__tsan_init") != nil || dlsym(process, "__asan_init") != nil
+    }()
 }

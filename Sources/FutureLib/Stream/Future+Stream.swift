@@ -27,6 +27,57 @@ extension Future {
         cancellationToken: CancellationToken = .none,
         _ transform: @escaping @Sendable (Value) throws -> FutureStream<U>
     ) -> FutureStream<U> {
+        continueWithStream(capacity: capacity, on: context, cancellationToken: cancellationToken) { result in
+            try transform(result.get())
+        }
+    }
+
+    /// Continues an error with the stream `transform` returns; a value becomes a stream of that value.
+    ///
+    /// SimpleFutures' `recoverWith(capacity:) { error -> FutureStream<T> in … }`. If this future
+    /// succeeds, the new stream gets its value and finishes. If it fails, the new stream gets every
+    /// result of the stream `transform` returns (starting with those it keeps) and finishes with
+    /// it; if `transform` throws, the new stream gets that error and finishes.
+    ///
+    /// ```swift
+    /// let readings: FutureStream<Reading> = fetchLastReading().recoverWith(capacity: 10) { _ in
+    ///     sensor.readings
+    /// }
+    /// ```
+    ///
+    /// ### Cancellation
+    /// When `cancellationToken` is cancelled, the new stream gets `CancellationError` and finishes
+    /// at once, without waiting for this future or the recovery stream (which is unsubscribed);
+    /// `transform` is never called for a cancelled token.
+    ///
+    /// - Parameters:
+    ///   - capacity: How many of the latest results the new stream keeps for late subscribers.
+    ///   - context: Where `transform` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - transform: Returns the stream to continue with after an error.
+    /// - Returns: A stream of this future's value, or of the recovery stream's results.
+    public func recoverWith(
+        capacity: Int,
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @Sendable (any Error) throws -> FutureStream<Value>
+    ) -> FutureStream<Value> {
+        continueWithStream(capacity: capacity, on: context, cancellationToken: cancellationToken) { result in
+            switch result {
+            case .success(let value): FutureStream(value: value)
+            case .failure(let error): try transform(error)
+            }
+        }
+    }
+
+    /// A stream of `capacity` fed by the stream `next` returns for this future's result (or by the
+    /// error it throws), cancelled and finished at once by `cancellationToken`.
+    private func continueWithStream<U: Sendable>(
+        capacity: Int,
+        on context: some ExecutionContext,
+        cancellationToken: CancellationToken,
+        _ next: @escaping @Sendable (Result<Value, any Error>) throws -> FutureStream<U>
+    ) -> FutureStream<U> {
         let derived = FutureStream<U>(capacity: capacity)
         if derived.failIfCancelled(cancellationToken) { return derived }
         derived.cancelOnRequest(of: cancellationToken)
@@ -37,7 +88,7 @@ extension Future {
                 guard !cancellationToken.isCancellationRequested else { return }
                 let inner: FutureStream<U>
                 do {
-                    inner = try transform(result.get())
+                    inner = try next(result)
                 } catch {
                     derived.publish(.failure(error))
                     derived.finish()

@@ -44,7 +44,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Cancellation
-    /// As ``map(on:cancellationToken:_:)``; a cancelled token also stops waiting for the futures
+    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)->U)``; a cancelled token also stops waiting for the futures
     /// (they themselves are not cancelled: give them the token too).
     ///
     /// - Parameters:
@@ -77,7 +77,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Cancellation
-    /// As ``map(on:cancellationToken:_:)``; a cancelled token also unsubscribes from the inner
+    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)->U)``; a cancelled token also unsubscribes from the inner
     /// streams.
     ///
     /// - Parameters:
@@ -90,31 +90,13 @@ extension FutureStream {
         cancellationToken: CancellationToken = .none,
         _ transform: @escaping @Sendable (Value) throws -> FutureStream<U>
     ) -> FutureStream<U> {
-        let pending = PendingInner()
-        return derive(
-            on: context,
-            cancellationToken: cancellationToken,
-            { result, derived in
-                let inner: FutureStream<U>
-                do {
-                    inner = try transform(result.get())
-                } catch {
-                    derived.publish(.failure(error))
-                    return
-                }
-                pending.start()
-                inner.subscribe(on: .synchronous, cancellationToken: cancellationToken) { event in
-                    switch event {
-                    case .result(let result): derived.publish(result)
-                    case .finished: if pending.end() { derived.finish() }
-                    case .cancelled: break  // the derived stream was cancelled by the same token
-                    }
-                }
-            },
-            finished: { derived in
-                if pending.sourceFinished() { derived.finish() }
+        deriveMerging(on: context, cancellationToken: cancellationToken) { result in
+            do {
+                return .merge(try transform(result.get()))
+            } catch {
+                return .now(.failure(error))
             }
-        )
+        }
     }
 
     /// Keeps the values that satisfy `isIncluded` and skips the others.

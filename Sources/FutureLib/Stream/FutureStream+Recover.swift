@@ -8,7 +8,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Cancellation
-    /// As ``map(on:cancellationToken:_:)``: a cancelled token is never turned into a value; the
+    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)->U)``: a cancelled token is never turned into a value; the
     /// new stream gets `CancellationError` and finishes.
     ///
     /// - Parameters:
@@ -53,6 +53,42 @@ extension FutureStream {
             guard case .failure(let error) = result else { return .now(result) }
             do {
                 return .later(try transform(error))
+            } catch {
+                return .now(.failure(error))
+            }
+        }
+    }
+
+    /// Replaces every error with the results of the stream `transform` returns.
+    ///
+    /// SimpleFutures' `recoverWith { error -> FutureStream<T> in … }`. Values pass through at once;
+    /// the results of the recovery streams are merged in as they arrive (each starting with the
+    /// results it keeps). The new stream finishes when this one and every recovery stream have
+    /// finished. When a closure could return either a future or a stream, say which:
+    /// `{ error -> FutureStream<Value> in … }`.
+    ///
+    /// ```swift
+    /// let readings = liveSensor.readings.recoverWith { _ in backupSensor.readings }
+    /// ```
+    ///
+    /// ### Cancellation
+    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)->U)``; a cancelled token also unsubscribes from the recovery
+    /// streams.
+    ///
+    /// - Parameters:
+    ///   - context: Where `transform` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - transform: Returns the stream to continue with after an error.
+    /// - Returns: A stream of the values and the recovery streams' results.
+    public func recoverWith(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @Sendable (any Error) throws -> FutureStream<Value>
+    ) -> FutureStream<Value> {
+        deriveMerging(on: context, cancellationToken: cancellationToken) { result in
+            guard case .failure(let error) = result else { return .now(result) }
+            do {
+                return .merge(try transform(error))
             } catch {
                 return .now(.failure(error))
             }

@@ -45,6 +45,21 @@ public final class StreamPromise<Value: Sendable>: Sendable {
         stream = FutureStream(capacity: capacity)
     }
 
+    /// Creates a promise whose stream keeps every result (SimpleFutures' `StreamPromise()`).
+    ///
+    /// The same as `StreamPromise(capacity: .max)`: a late subscriber gets everything, and the
+    /// stream grows without bound until it is released. Choose a capacity for a long-lived stream.
+    ///
+    /// ```swift
+    /// let log = StreamPromise<String>()
+    /// log.fulfill("started")
+    /// log.fulfill("connected")
+    /// #expect(log.stream.count == 2)
+    /// ```
+    public convenience init() {
+        self.init(capacity: .max)
+    }
+
     deinit {
         stream.finish()
     }

@@ -66,12 +66,51 @@ extension FutureStream {
             }
         )
     }
+
+    /// A stream fed by the streams `step` returns for some results (or directly by the result it
+    /// returns), all merged as their results arrive. It finishes when this stream and every inner
+    /// stream so far have finished.
+    func deriveMerging<U: Sendable>(
+        on context: any ExecutionContext,
+        cancellationToken: CancellationToken,
+        _ step: @escaping @Sendable (Result<Value, any Error>) -> MergingStep<U>
+    ) -> FutureStream<U> {
+        let pending = PendingInner()
+        return derive(
+            on: context,
+            cancellationToken: cancellationToken,
+            { result, derived in
+                switch step(result) {
+                case .now(let result):
+                    derived.publish(result)
+                case .merge(let inner):
+                    pending.start()
+                    inner.subscribe(on: .synchronous, cancellationToken: cancellationToken) { event in
+                        switch event {
+                        case .result(let result): derived.publish(result)
+                        case .finished: if pending.end() { derived.finish() }
+                        case .cancelled: break  // the derived stream was cancelled by the same token
+                        }
+                    }
+                }
+            },
+            finished: { derived in
+                if pending.sourceFinished() { derived.finish() }
+            }
+        )
+    }
 }
 
 /// What a combinator does with one result: publish a result now, or the result of a future later.
 enum AwaitingStep<Value: Sendable>: Sendable {
     case now(Result<Value, any Error>)
     case later(Future<Value>)
+}
+
+/// What a combinator does with one result: publish a result now, or merge in an inner stream.
+enum MergingStep<Value: Sendable>: Sendable {
+    case now(Result<Value, any Error>)
+    case merge(FutureStream<Value>)
 }
 
 /// Counts the inner futures or streams a combinator waits for, to finish the derived stream when

@@ -6,9 +6,10 @@ struct StreamState<Value: Sendable>: Sendable {
     /// Live subscribers in registration order, each with the id its token handler removes it by.
     @usableFromInline var subscribers: [(id: UInt64, subscriber: StreamSubscriber<Value>)] = []
     @usableFromInline var nextID: UInt64 = 0
-    @usableFromInline var isFinished = false
     /// Token registrations to release when the stream finishes (combinators' `cancellationToken`).
     @usableFromInline var registrations: [CancellationRegistration] = []
+    // Last, so that its padding holds the byte `Lock` adds after the state.
+    @usableFromInline var isFinished = false
 
     @inlinable
     init(capacity: Int) {

@@ -1,0 +1,105 @@
+/// Where the task behind an async closure starts: on FutureLib's own threads (or on a context's),
+/// or on the main actor.
+///
+/// Never Swift's cooperative pool: a task with an executor preference runs its nonisolated code,
+/// and the code of default actors it calls, on that executor, so blocking cooperative threads on
+/// `value()` cannot starve it.
+enum TaskPlacement: Sendable {
+    case executor(any TaskExecutor)
+    case mainActor
+
+    /// FutureLib's pool.
+    static var pool: TaskPlacement { .executor(WorkerPool.shared) }
+
+    /// The jobs of the task run on `context`; `.default` and `.synchronous` mean FutureLib's pool
+    /// (running a job inline on whatever thread resumes the task would run user code in places
+    /// that must not, such as inside a token's `cancel()`).
+    static func on(_ context: some ExecutionContext) -> TaskPlacement {
+        if context.isDefault || context.isSynchronous { return .pool }
+        return .executor(ContextTaskExecutor(context))
+    }
+
+    /// Starts a task that runs `body` with the task cancelled when `cancellationToken` is
+    /// (before `cancel()` returns, or at once if it already is).
+    func start(cancellationToken: CancellationToken, _ body: @escaping @Sendable () async -> Void) {
+        switch self {
+        case .executor(let executor):
+            Task(executorPreference: executor) {
+                await withCancellation(cancellationToken) { await body() }
+            }
+        case .mainActor:
+            Task { @MainActor in
+                await withCancellation(cancellationToken) { await body() }
+            }
+        }
+    }
+}
+
+/// Runs a task's jobs on an ``ExecutionContext``.
+final class ContextTaskExecutor<Context: ExecutionContext>: TaskExecutor {
+    let context: Context
+
+    init(_ context: Context) {
+        self.context = context
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        context.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
+extension Future {
+    /// Completes this future with what async `work` returns or throws, run in a task at
+    /// `placement`; `cancellationToken` cancels the task and fails the future with
+    /// `CancellationError` at once, without waiting for the task to notice.
+    func run(
+        at placement: TaskPlacement,
+        cancellationToken: CancellationToken,
+        _ work: @escaping @Sendable () async throws -> Value
+    ) {
+        if failIfCancelled(cancellationToken) { return }
+        let registration = cancellationToken.onCancel { [self] in
+            complete(with: .failure(CancellationError()))
+        }
+        placement.start(cancellationToken: cancellationToken) { [self] in
+            defer { registration.unregister() }
+            // The token's handlers run newest first, so the task may see its cancellation and
+            // finish before the handler above fails the future: a cancelled token still wins.
+            do {
+                let value = try await work()
+                complete(
+                    with: cancellationToken.isCancellationRequested ? .failure(CancellationError()) : .success(value)
+                )
+            } catch {
+                complete(with: .failure(cancellationToken.isCancellationRequested ? CancellationError() : error))
+            }
+        }
+    }
+
+    /// The future an async combinator returns. When this future completes, `step` gives either
+    /// the result at once (a failure that `map` passes on) or async work, which runs in a task at
+    /// `placement`. A token cancelled first fails the new future with `CancellationError` at once,
+    /// and `step` is never called.
+    func deriveAsync<U: Sendable>(
+        at placement: TaskPlacement,
+        cancellationToken: CancellationToken,
+        _ step: @escaping @Sendable (Result<Value, any Error>) -> AsyncStep<U>
+    ) -> Future<U> {
+        // The one derive path: the new future owns the token registration until `step` has run.
+        derive(Future<U>(), target: .synchronous, cancellationToken: cancellationToken) { result, derived in
+            switch step(result) {
+            case .done(let result): derived.complete(with: result)
+            case .run(let work): derived.run(at: placement, cancellationToken: cancellationToken, work)
+            }
+        }
+    }
+}
+
+/// What an async combinator does with its source's result.
+enum AsyncStep<U: Sendable>: Sendable {
+    /// Completes the new future with this result, with no task.
+    case done(Result<U, any Error>)
+    /// Runs this work in a task.
+    case run(@Sendable () async throws -> U)
+}

@@ -54,7 +54,7 @@ extension Future {
         ) -> Void
     ) {
         self.init()
-        adapt(cancellationToken) { [self] token in
+        startAdapted(cancellationToken) { [self] token in
             method(
                 { [self] value, error in
                     if let error {
@@ -105,10 +105,12 @@ extension Future {
             _ completion: @escaping @Sendable (Result<Value, any Error>) -> Void, _ cancellationToken: CancellationToken
         ) -> Void
     ) {
-        self.init()
-        adapt(cancellationToken) { [self] token in
-            method({ [self] in complete(with: $0) }, token)
-        }
+        self.init(
+            cancellationToken: cancellationToken,
+            adapting: { complete, token in
+                method({ _ = complete($0) }, token)
+            }
+        )
     }
 
     /// Wraps an API that calls back with a value and cannot fail.
@@ -124,34 +126,16 @@ extension Future {
         cancellationToken: CancellationToken = .none,
         method: (_ completion: @escaping @Sendable (Value) -> Void) -> Void
     ) {
-        self.init()
-        adapt(cancellationToken) { [self] _ in
-            method { [self] in complete(with: .success($0)) }
-        }
+        self.init(
+            cancellationToken: cancellationToken,
+            adapting: { complete, _ in
+                method { _ = complete(.success($0)) }
+            }
+        )
     }
 
     /// Runs `start` with a token that the caller's token cancels and that is dropped (releasing
     /// its handlers) when this future completes.
-    private func adapt(_ cancellationToken: CancellationToken, _ start: (CancellationToken) -> Void) {
-        if failIfCancelled(cancellationToken) { return }
-        guard cancellationToken.canBeCancelled else {
-            start(.none)
-            return
-        }
-        let operation = CancellationRequest()
-        let link = cancellationToken.onCancel { [self] in
-            complete(with: .failure(CancellationError()))
-            operation.cancel()
-        }
-        observe(
-            on: .synchronous,
-            cancellationToken: .none,
-            .result { _ in
-                link.unregister()  // the last reference to `operation` goes with this closure
-            }
-        )
-        start(operation.token)
-    }
 }
 
 extension Future where Value == Void {
@@ -171,6 +155,24 @@ extension Future where Value == Void {
         self.init(cancellationToken: cancellationToken) {
             (completion: @escaping @Sendable (Result<Void, any Error>) -> Void) in
             method { error in completion(error.map { .failure($0) } ?? .success(())) }
+        }
+    }
+}
+
+extension Future {
+    /// The callback adapter behind the `method:` initializers and `FutureLibFoundation`'s
+    /// `URLSession` futures (see `EndedByToken.startAdapted`): `start` gets a function that
+    /// completes the future (true if that call completed it, false if it had ended already, for
+    /// example by its token) and the token to hand to the work.
+    package convenience init(
+        cancellationToken: CancellationToken,
+        adapting start: (
+            _ complete: @escaping @Sendable (Result<Value, any Error>) -> Bool, _ cancellationToken: CancellationToken
+        ) -> Void
+    ) {
+        self.init()
+        startAdapted(cancellationToken) { [self] token in
+            start({ [self] in complete(with: $0) }, token)
         }
     }
 }

@@ -35,10 +35,10 @@ public enum FutureError: Error, Equatable, CustomStringConvertible {
     /// `site` is where the promise was created (nil when unknown). Match it with
     /// `catch FutureError.brokenPromise` or `case .brokenPromise(let site?)`.
     case brokenPromise(createdAt: CreationSite?)
-    /// A blocking `value()` was called on the serial `DispatchQueue` that the future's pending
-    /// completion is scheduled on, so it would wait forever. `queue` is the queue's label.
+    /// A blocking `value()` was called on the main queue for a future whose completing work is
+    /// queued on the main queue, so it would wait forever. `queue` is the queue's label.
     ///
-    /// See "Blocking safely" on the blocking `value()` for what is detected.
+    /// See "Deadlock detection" on the blocking `value()` for what is detected.
     case deadlock(queue: String)
 
     /// A broken-promise error without a creation site; equal to every broken-promise error.
@@ -81,7 +81,7 @@ public enum FutureError: Error, Equatable, CustomStringConvertible {
         case .brokenPromise(nil): "brokenPromise: the Promise was deallocated without being resolved"
         case .deadlock(let queue):
             "deadlock: blocking value() called on the serial DispatchQueue '\(queue)', which the future's "
-                + "completion is scheduled on; it would wait forever (use 'try await value()' or a continuation)"
+                + "completion needs; it would wait forever (use 'try await value()' or a continuation)"
         }
     }
 }

@@ -76,7 +76,7 @@ let presentedOnUI = StreamPromise<Bool>()
 let uiKey = DispatchSpecificKey<Int>()
 
 func present(text: String) {
-    presentedOnUI.success(DispatchQueue.getSpecific(key: uiKey) != nil)
+    presentedOnUI.fulfill(DispatchQueue.getSpecific(key: uiKey) != nil)
 }
 func present(error: any Error) {}
 func store(text: String) {}

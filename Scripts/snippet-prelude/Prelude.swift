@@ -23,6 +23,16 @@ struct Post: Sendable, Equatable {
     let title: String
 }
 
+/// A user with more detail, made by async work (Swift6AndActors.md, Futures.md).
+struct Profile: Sendable, Equatable {
+    let user: User
+    let bio: String
+}
+
+@Sendable func enrich(_ user: User) async throws -> Profile {
+    Profile(user: user, bio: "")
+}
+
 struct Settings: Sendable {
     static let defaults = Settings()
 }

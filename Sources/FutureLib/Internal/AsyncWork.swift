@@ -62,18 +62,34 @@ extension Future {
         let registration = cancellationToken.onCancel { [self] in
             complete(with: .failure(CancellationError()))
         }
-        placement.start(cancellationToken: cancellationToken) { [self] in
-            defer { registration.unregister() }
-            // The token's handlers run newest first, so the task may see its cancellation and
-            // finish before the handler above fails the future: a cancelled token still wins.
-            do {
-                let value = try await work()
-                complete(
-                    with: cancellationToken.isCancellationRequested ? .failure(CancellationError()) : .success(value)
-                )
-            } catch {
-                complete(with: .failure(cancellationToken.isCancellationRequested ? CancellationError() : error))
+        // One closure context per task (the task's own), not a second one for a wrapped body.
+        switch placement {
+        case .executor(let executor):
+            Task(executorPreference: executor) { [self] in
+                await complete(running: work, cancellationToken: cancellationToken, registration: registration)
             }
+        case .mainActor:
+            Task { @MainActor [self] in
+                await complete(running: work, cancellationToken: cancellationToken, registration: registration)
+            }
+        }
+    }
+
+    /// The body of ``run(at:cancellationToken:_:)``'s task, on the task's executor: runs `work`
+    /// with the task cancelled by the token, and completes this future with its outcome.
+    private func complete(
+        running work: @Sendable () async throws -> Value,
+        cancellationToken: CancellationToken,
+        registration: CancellationRegistration
+    ) async {
+        defer { registration.unregister() }
+        // The token's handlers run newest first, so the task may see its cancellation and
+        // finish before the handler above fails the future: a cancelled token still wins.
+        do {
+            let value = try await withCancellation(cancellationToken) { try await work() }
+            complete(with: cancellationToken.isCancellationRequested ? .failure(CancellationError()) : .success(value))
+        } catch {
+            complete(with: .failure(cancellationToken.isCancellationRequested ? CancellationError() : error))
         }
     }
 

@@ -4,7 +4,7 @@ SWIFT_FORMAT ?= swift-format
 DOCC ?= docc
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: help build test demo lint format docs docs-site tsan tsan-consumer asan stress bench bench-report bench-callgrind clean \
+.PHONY: help build test snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-report bench-callgrind clean \
 	integrations-test demo-server
 
 help: ## List the targets
@@ -13,8 +13,13 @@ help: ## List the targets
 build: ## Build everything (debug), warnings as errors
 	$(SWIFT) build -Xswiftc -warnings-as-errors
 
-test: ## Run the test suite, warnings as errors (what CI runs)
+test: ## Build, compile every ```swift block of the docs, run the test suite; warnings as errors (what CI runs)
+	$(SWIFT) build --build-tests $(TEST_FLAGS)
+	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py
 	$(SWIFT) test $(TEST_FLAGS)
+
+snippets: ## Compile every ```swift block of README, Documentation/, DocC articles and doc comments (after a build)
+	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py
 
 demo: ## Run the demo: futures and tokens doing their main job
 	$(SWIFT) run -c release Demo
@@ -42,6 +47,12 @@ asan: ## Run the test suite under AddressSanitizer and LeakSanitizer (the tests 
 stress: ## Repeat the race tests (STRESS_ITERATIONS, default 100000), run MODEL_SEEDS model seeds (10000) and the full-size scale tests
 	FUTURELIB_STRESS_ITERATIONS=$${STRESS_ITERATIONS:-100000} FUTURELIB_MODEL_SEEDS=$${MODEL_SEEDS:-10000} \
 		$(SWIFT) test -c release --scratch-path .build-stress --filter 'Race|Model|Scale'
+
+soak: ## A server-shaped soak (release): 10⁶ requests, fails on memory growth, a pending future or a handler run twice
+	$(SWIFT) run -c release Soak $${SOAK_REQUESTS:-1000000}
+
+soak-ci: ## The soak, bounded for CI (200,000 requests, a few seconds)
+	$(SWIFT) run -c release Soak 200000
 
 bench: ## Run the benchmarks (release), side by side with their peers
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark

@@ -4,7 +4,8 @@ SWIFT_FORMAT ?= swift-format
 DOCC ?= docc
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: help build test demo lint format docs docs-site tsan tsan-consumer asan stress bench bench-report bench-callgrind clean
+.PHONY: help build test snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-report bench-callgrind clean \
+	integrations-test demo-server
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -12,11 +13,22 @@ help: ## List the targets
 build: ## Build everything (debug), warnings as errors
 	$(SWIFT) build -Xswiftc -warnings-as-errors
 
-test: ## Run the test suite, warnings as errors (what CI runs)
+test: ## Build, compile every ```swift block of the docs, run the test suite; warnings as errors (what CI runs)
+	$(SWIFT) build --build-tests $(TEST_FLAGS)
+	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py
 	$(SWIFT) test $(TEST_FLAGS)
+
+snippets: ## Compile every ```swift block of README, Documentation/, DocC articles and doc comments (after a build)
+	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py
 
 demo: ## Run the demo: futures and tokens doing their main job
 	$(SWIFT) run -c release Demo
+
+integrations-test: ## Build and test the Integrations/ package (SwiftNIO, AsyncHTTPClient, ServiceLifecycle), warnings as errors
+	cd Integrations && $(SWIFT) test $(TEST_FLAGS)
+
+demo-server: ## Run the server-side demo: AsyncHTTPClient requests cancelled by deadlines and graceful shutdown
+	cd Integrations && $(SWIFT) run DemoServer
 
 tsan: ## Run the test suite under ThreadSanitizer, built exactly as a user builds it (no -D flag)
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan $(TEST_FLAGS)
@@ -36,6 +48,12 @@ stress: ## Repeat the race tests (STRESS_ITERATIONS, default 100000), run MODEL_
 	FUTURELIB_STRESS_ITERATIONS=$${STRESS_ITERATIONS:-100000} FUTURELIB_MODEL_SEEDS=$${MODEL_SEEDS:-10000} \
 		$(SWIFT) test -c release --scratch-path .build-stress --filter 'Race|Model|Scale'
 
+soak: ## A server-shaped soak (release): 10⁶ requests, fails on memory growth, a pending future or a handler run twice
+	$(SWIFT) run -c release Soak $${SOAK_REQUESTS:-1000000}
+
+soak-ci: ## The soak, bounded for CI (200,000 requests, a few seconds)
+	$(SWIFT) run -c release Soak 200000
+
 bench: ## Run the benchmarks (release), side by side with their peers
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
 
@@ -46,10 +64,12 @@ bench-callgrind: ## Instruction counts (valgrind) of FutureLib vs peers, into Do
 	SWIFT=$(SWIFT) python3 Scripts/bench-report.py --callgrind
 
 lint: ## Check formatting (swift-format --strict)
-	$(SWIFT_FORMAT) lint --strict --recursive Sources Tests Package.swift
+	$(SWIFT_FORMAT) lint --strict --recursive Sources Tests Package.swift \
+		Integrations/Sources Integrations/Tests Integrations/Package.swift
 
 format: ## Rewrite sources with swift-format
-	$(SWIFT_FORMAT) format --in-place --recursive Sources Tests Package.swift
+	$(SWIFT_FORMAT) format --in-place --recursive Sources Tests Package.swift \
+		Integrations/Sources Integrations/Tests Integrations/Package.swift
 
 docs: ## Build the DocC archives of the three modules, warnings as errors
 	./Scripts/build-docs.sh
@@ -58,4 +78,4 @@ docs-site: ## Also write a static website of the three modules to docs-site/ (se
 	./Scripts/build-docs.sh --static-hosting
 
 clean: ## Remove build products
-	rm -rf .build .build-* .docc-build docs-site Benchmarks/.build
+	rm -rf .build .build-* .docc-build docs-site Benchmarks/.build Integrations/.build

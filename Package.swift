@@ -35,6 +35,8 @@ let package = Package(
             dependencies: ["FutureLib", "FutureLibFoundation", "HTTPFixture"],
             swiftSettings: swiftSettings
         ),
+        // `make soak`: a million server-shaped requests (linked request, deadline, futures); not a product.
+        .executableTarget(name: "Soak", dependencies: ["FutureLib"], swiftSettings: swiftSettings),
         // A loopback HTTP/1.1 server for the demo and the URLSession tests; not a product.
         .target(
             name: "HTTPFixture",
@@ -69,8 +71,9 @@ let package = Package(
             dependencies: ["ChecksumExample", "TestSupport"],
             swiftSettings: swiftSettings
         ),
-        // The examples of README.md, Documentation/ and the DocC articles, so that a renamed API
-        // breaks the build instead of the reader.
+        // The examples of Documentation/ and the DocC articles, run, with what they promise asserted.
+        // That every ```swift block of the docs compiles is checked by Scripts/check-doc-snippets.py
+        // (part of `make test`).
         .testTarget(
             name: "DocumentationExamples",
             dependencies: ["FutureLib", "Cancellation", "FutureLibFoundation", "TestSupport"],

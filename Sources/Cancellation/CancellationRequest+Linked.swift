@@ -14,25 +14,16 @@ extension CancellationRequest {
     ///
     /// ### Semantics
     /// - If any source is already cancelled, the new request is cancelled before `init` returns.
-    /// - Each live source keeps the linked request alive, since it can still cancel it; sources
-    ///   that are ``CancellationToken/none`` or can no longer be cancelled are ignored.
-    /// - When the linked request is cancelled, its handlers on the sources are unregistered, so
-    ///   nothing of it stays behind in a long-lived source.
+    /// - A live source keeps the linked request cancellable while something can still observe it
+    ///   (the request, a copy of its token, or a registration on it), so the token alone is
+    ///   enough. Sources that are ``CancellationToken/none`` or can no longer be cancelled are ignored.
+    /// - Its handlers on the sources are removed when it is cancelled, and when nothing can observe
+    ///   it any more: a long-lived source keeps nothing of the requests linked to it, with no
+    ///   `dispose()` to call.
     ///
     /// - Parameter tokens: The sources. An empty list gives a request only ``cancel()`` can cancel.
     public convenience init(linkedTo tokens: [CancellationToken]) {
         self.init()
-        var links: [CancellationRegistration] = []
-        links.reserveCapacity(tokens.count)
-        for source in tokens where source.canBeCancelled {
-            if isCancellationRequested { break }
-            // Strong capture: a source that can still cancel this request keeps it alive.
-            links.append(source.onCancel { [self] in self.cancel() })
-        }
-        guard !links.isEmpty else { return }
-        // Runs at once if a source already cancelled us; otherwise when we are cancelled.
-        token.onCancel { [links] in
-            for link in links { link.unregister() }
-        }
+        core.link(to: tokens)
     }
 }

@@ -3,14 +3,17 @@ package import Dispatch
 extension CancellationRequest {
     /// Creates a request that cancels itself after `delay`.
     ///
-    /// The timer starts now and keeps the request alive until it fires, so the token alone is enough:
+    /// The timer starts now. Until it fires it keeps the request cancellable while something can
+    /// observe it (the request, a copy of its token, or a registration on it), so the token alone
+    /// is enough:
     ///
     /// ```swift
     /// let token = CancellationRequest(cancelAfter: .seconds(5)).token
     /// let page = try await fetch(url, cancellationToken: token)  // cancelled if it takes over 5 s
     /// ```
     ///
-    /// A delay of zero or less cancels the request before `init` returns.
+    /// A delay of zero or less cancels the request before `init` returns. Once the request and
+    /// every token and registration of it are gone, the timer is stopped and released at once.
     ///
     /// - Parameter delay: How long until cancellation. Negative delays count as zero.
     public convenience init(cancelAfter delay: Duration) {
@@ -32,7 +35,10 @@ extension CancellationRequest {
     /// - A delay of zero or less cancels at once, on this thread. Negative delays count as zero.
     /// - The timer fires on FutureLib's serial timer queue, which has a thread of its own (not the
     ///   cooperative pool, not `DispatchQueue.global()`), and runs the handlers there: keep them
-    ///   short, a slow handler delays the timers behind it. A pending timer keeps the request alive; ``cancel()`` stops it.
+    ///   short, a slow handler delays the timers behind it.
+    /// - A pending timer keeps the request cancellable while the request, a copy of its token or
+    ///   a registration on it is alive, never longer: once they are all gone, it is stopped and
+    ///   released at once. ``cancel()`` stops it too.
     ///
     /// - Parameter delay: How long from now until cancellation.
     public func cancel(after delay: Duration) {
@@ -40,7 +46,7 @@ extension CancellationRequest {
             cancel()
             return
         }
-        core.arm(at: .now() + delay.dispatchInterval, for: self)
+        core.arm(at: .now() + delay.dispatchInterval)
     }
 }
 

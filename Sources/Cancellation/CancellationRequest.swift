@@ -17,8 +17,13 @@
 /// ### Lifetime
 /// Tokens do not keep their request alive. When a request is deallocated without being cancelled,
 /// its tokens' ``CancellationToken/canBeCancelled`` turns `false` and every stored handler is
-/// released without running. A pending timer (``cancel(after:)``) and a live source of a linked
-/// request (``init(linkedTo:)``) do keep the request alive, since each can still cancel it.
+/// released without running.
+///
+/// A pending timer (``cancel(after:)``) or a live source of a linked request
+/// (``init(linkedTo:)``) keeps the request *cancellable* while something can still observe it:
+/// the request, a copy of its token, or a registration on it. Once all of those are gone, its
+/// links are removed from the sources and its timer is stopped and released at once, so nothing
+/// is kept for a request that nobody can observe, and there is nothing to dispose.
 public final class CancellationRequest: Sendable {
     let core = CancellationCore()
 
@@ -31,7 +36,7 @@ public final class CancellationRequest: Sendable {
     public init() {}
 
     deinit {
-        core.abandon()
+        core.requestReleased()
     }
 
     /// The token to hand to the work that this request can cancel.

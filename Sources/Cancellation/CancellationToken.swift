@@ -57,11 +57,12 @@ public struct CancellationToken: Sendable, Hashable {
 
     /// Whether this token is, or may still become, cancelled.
     ///
-    /// `false` for ``none`` and for a token whose request was deallocated without being cancelled:
+    /// `false` for ``none`` and for a token whose request can no longer be cancelled (deallocated
+    /// without being cancelled, with no pending timer and no live source link):
     /// such a token never fires, so work may skip registering handlers on it.
     ///
     /// ```swift
-    /// if token.canBeCancelled { registration = token.onCancel { connection.close() } }
+    /// let registration = token.canBeCancelled ? token.onCancel { connection.close() } : nil
     /// ```
     public var canBeCancelled: Bool {
         guard let core else { return false }
@@ -81,9 +82,11 @@ public struct CancellationToken: Sendable, Hashable {
     ///   ``CancellationRequest/cancel()`` (or the timer's thread), newest registration first.
     /// - On a token that is already cancelled, the handler runs at once on this thread, before
     ///   `onCancel` returns.
-    /// - On ``none``, or a token whose request was deallocated without being cancelled, nothing is
+    /// - On ``none``, or a token whose request can no longer be cancelled, nothing is
     ///   stored and nothing runs.
-    /// - The handler is released as soon as it ran, was unregistered, or its request was deallocated.
+    /// - The handler is released as soon as it ran, was unregistered, or its request can no longer
+    ///   be cancelled (for a request with a timer or links: once the request and every token and
+    ///   registration of it are gone).
     ///
     /// - Parameter handler: The code to run on cancellation. Keep it short and non-blocking: it
     ///   runs on the cancelling thread, before `cancel()` returns.

@@ -34,7 +34,7 @@ public struct Backoff: Sendable {
     /// Retries at once, without waiting.
     ///
     /// ```swift
-    /// let page = Future.retry(maxAttempts: 2, backoff: .immediate) { token in fetch(url, token) }
+    /// let page = Future.retry(maxAttempts: 2, backoff: .immediate) { token in fetch(url, cancellationToken: token) }
     /// ```
     public static var immediate: Backoff { Backoff(growth: .constant(.zero)) }
 

@@ -18,7 +18,7 @@ import Synchronization
 ///   has returned as far as this context is concerned. To cap asynchronous work, use
 ///   `traverse(maxConcurrency:)`.
 public final class LimitedExecutionContext: ExecutionContext {
-    private struct State {
+    private struct State: ~Copyable {
         var limit: Int
         var running = 0
         /// Jobs waiting for a slot; each is released as it starts.

@@ -22,7 +22,7 @@ public protocol ExecutionContext: Sendable {
     /// Runs `work` exactly once, now or later, on this context.
     ///
     /// ```swift
-    /// ExecutionContext.default.execute { print("on a pool thread") }
+    /// DispatchQueue.main.execute { print("on the main queue") }
     /// ```
     ///
     /// - Parameter work: The code to run.

@@ -101,7 +101,7 @@ extension Future {
     /// ```
     ///
     /// ### Cancellation
-    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)async throws->U)``: a token cancelled first
+    /// As ``map(on:cancellationToken:_:)-8eniy``: a token cancelled first
     /// fails the new future with `CancellationError` at once and `transform` is never called.
     ///
     /// - Parameters:

@@ -11,7 +11,7 @@ extension Future {
     /// SimpleFutures' `future(method:)`.
     ///
     /// ```swift
-    /// func fetchCount(_ completion: @escaping @Sendable (Int?, (any Error)?) -> Void) { … }
+    /// func fetchCount(_ completion: @escaping @Sendable (Int?, (any Error)?) -> Void) { completion(42, nil) }
     /// let count = Future(method: fetchCount)
     /// ```
     ///

@@ -50,7 +50,7 @@ extension Future {
     /// ```
     ///
     /// ### Cancellation
-    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)async throws->U)``; the token also stops the
+    /// As ``map(on:cancellationToken:_:)-8eniy``; the token also stops the
     /// wait for the inner future.
     ///
     /// - Parameters:
@@ -78,7 +78,7 @@ extension Future {
     /// ```
     ///
     /// ### Cancellation
-    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)async throws->U)``: the token's cancellation
+    /// As ``map(on:cancellationToken:_:)-8eniy``: the token's cancellation
     /// is never turned into a value.
     ///
     /// - Parameters:
@@ -131,7 +131,7 @@ extension Future {
     ///
     /// ### Semantics
     /// As ``onComplete(on:cancellationToken:_:)``, except that `f` runs in a task of its own
-    /// (see ``map(on:cancellationToken:_:)-(_,_,(Value)async throws->U)``). A token cancelled
+    /// (see ``map(on:cancellationToken:_:)-8eniy``). A token cancelled
     /// first calls `f` with `CancellationError`; cancelled while `f` runs, it cancels `f`'s task.
     ///
     /// - Parameters:

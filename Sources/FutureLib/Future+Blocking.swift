@@ -1,4 +1,13 @@
 import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension Future {
     /// Blocks the calling thread until the future completes, and returns its value.
@@ -14,10 +23,17 @@ extension Future {
     /// ```
     ///
     /// ### Blocking safely
-    /// The work behind a future runs on FutureLib's own threads or the context you gave it, never
-    /// on Swift's cooperative pool, so blocking a cooperative thread here (as synchronous Swift
-    /// Testing tests do) does not starve it. Do not block on the serial queue that the future's
-    /// own completion needs: that deadlocks.
+    /// The work FutureLib runs itself (`Future { … }`, `Future { try await … }`, timers, `.default`)
+    /// runs on FutureLib's own threads, never on Swift's cooperative pool, so blocking a cooperative
+    /// thread here (as synchronous Swift Testing tests do) does not starve it. Work you start
+    /// yourself is another matter: a promise fulfilled from a plain `Task { }` needs a free
+    /// cooperative thread, and blocked ones may be all there are (one per core), so the wait never
+    /// ends. Start such work with `Future { try await … }`, or use `try await future.value()`. Do
+    /// not block on the serial queue that the future's own completion needs either: that deadlocks.
+    ///
+    /// When `value()` has blocked a thread that runs a Swift task (the cooperative pool, or an
+    /// actor's executor) for more than 5 seconds, it prints one warning to standard error naming
+    /// this likely cause and the fix — once per process — and goes on waiting.
     ///
     /// ### Deadlock detection
     /// When this future's completion is queued on the `DispatchQueue` that the calling thread is
@@ -43,7 +59,7 @@ extension Future {
         if let queue = QueueCompletion.blockedQueue(completing: self) { return try value(blocking: queue) }
         let semaphore = DispatchSemaphore(value: 0)
         observe(on: .synchronous, cancellationToken: .none, .result { _ in semaphore.signal() })
-        WorkerPool.blocking { semaphore.wait() }
+        WorkerPool.blocking { BlockingDiagnostic.wait(for: semaphore) }
         return try result!.get()
     }
 
@@ -104,5 +120,91 @@ extension Future {
         _ = WorkerPool.blocking { semaphore.wait(timeout: deadline) }
         waiter.cancel()  // removes the waiter's continuation if it is still pending
         return isCompleted
+    }
+}
+
+// MARK: - Diagnostic
+
+/// The one warning of a blocking `value()` that holds a thread of Swift's concurrency runtime for
+/// long: the likely deadlock of a promise that a plain `Task { }` should fulfil.
+///
+/// Costs nothing until a wait has lasted ``threshold``: `value()` waits in one timed slice of that
+/// length (instead of an untimed wait) and looks at the thread only when the slice expires. Package
+/// access so that the tests can shorten the threshold and capture the message.
+package enum BlockingDiagnostic {
+    package struct Configuration: Sendable {
+        /// How long `value()` blocks a task's thread before it warns.
+        package var threshold: Duration = .seconds(5)
+        /// Where the warning goes; nil: standard error.
+        package var sink: (@Sendable (String) -> Void)?
+        /// Whether the process has warned already (it warns once).
+        package var hasWarned = false
+
+        package init(threshold: Duration = .seconds(5), sink: (@Sendable (String) -> Void)? = nil) {
+            self.threshold = threshold
+            self.sink = sink
+        }
+    }
+
+    private static let configuration = Lock(Configuration())
+    /// Read without the lock before every long wait: set once the process has warned.
+    private static let hasWarned = Atomic(false)
+
+    /// Replaces the configuration (and forgets an earlier warning); returns the previous one.
+    @discardableResult
+    package static func configure(_ new: Configuration) -> Configuration {
+        // Relaxed: the lock orders the configuration; the flag only skips the timed slice.
+        hasWarned.store(new.hasWarned, ordering: .relaxed)
+        return configuration.withLock { configuration in
+            let previous = configuration
+            configuration = new
+            return previous
+        }
+    }
+
+    /// Waits for `semaphore`; once, after ``Configuration/threshold`` on a task's thread, warns.
+    static func wait(for semaphore: DispatchSemaphore) {
+        guard !hasWarned.load(ordering: .relaxed) else {
+            semaphore.wait()
+            return
+        }
+        let threshold = configuration.withLock { $0.threshold }
+        if semaphore.wait(timeout: DispatchTime.now() + threshold.dispatchInterval) == .timedOut {
+            warnIfTaskThread(after: threshold)
+            semaphore.wait()
+        }
+    }
+
+    /// A thread runs a Swift task when there is a current task; FutureLib's own pool threads (which
+    /// run the tasks of `Future { async }` and are replaced while they block) do not count.
+    private static func warnIfTaskThread(after threshold: Duration) {
+        let isTaskThread = withUnsafeCurrentTask { $0 != nil }
+        guard isTaskThread, PerThread.current.pool == nil else { return }
+        let sink = configuration.withLock { configuration -> (@Sendable (String) -> Void)?? in
+            guard !configuration.hasWarned else { return nil }
+            configuration.hasWarned = true
+            return .some(configuration.sink)
+        }
+        guard let sink else { return }
+        hasWarned.store(true, ordering: .relaxed)
+        let message = message(after: threshold)
+        if let sink {
+            sink(message)
+        } else {
+            let line = message + "\n"
+            _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }  // stderr: unbuffered, no shared FILE
+        }
+    }
+
+    static func message(after threshold: Duration) -> String {
+        """
+        FutureLib warning: Future.value() has blocked a thread that runs Swift tasks (the \
+        cooperative pool: a synchronous Swift Testing test, or synchronous code called from async \
+        code) for more than \(threshold). If this future is completed by a plain `Task { }` or \
+        other work on the cooperative pool, that work may be waiting for this very thread: a \
+        deadlock. Fix: create the future with `Future { try await … }` (its task runs on \
+        FutureLib's own threads), or use `try await future.value()` in async code. This warning \
+        is printed once per process.
+        """
     }
 }

@@ -1,5 +1,3 @@
-import Synchronization
-
 extension Future {
     /// Calls `f` with the result when the future completes.
     ///
@@ -44,7 +42,7 @@ extension Future {
     /// ```
     ///
     /// ### Semantics
-    /// As ``onComplete(on:cancellationToken:_:)``, except that `f` is called only for a success:
+    /// As ``onComplete(on:cancellationToken:_:)-xald``, except that `f` is called only for a success:
     /// never for a failure, and never when `cancellationToken` is cancelled first.
     ///
     /// - Parameters:
@@ -67,7 +65,7 @@ extension Future {
     /// ```
     ///
     /// ### Semantics
-    /// As ``onComplete(on:cancellationToken:_:)``, except that `f` is called only for a failure,
+    /// As ``onComplete(on:cancellationToken:_:)-xald``, except that `f` is called only for a failure,
     /// including once with `CancellationError` when `cancellationToken` is cancelled first.
     ///
     /// - Parameters:
@@ -81,55 +79,5 @@ extension Future {
         _ f: @escaping @Sendable (any Error) -> Void
     ) {
         observe(on: context, cancellationToken: cancellationToken, .error(f))
-    }
-
-    // MARK: - Registration
-
-    /// Registers `callback` to run on `context` with the result, or with `CancellationError` when
-    /// `cancellationToken` fires first.
-    @inlinable
-    func observe(on context: some ExecutionContext, cancellationToken: CancellationToken, _ callback: Callback<Value>) {
-        observe(target: ContinuationTarget(context), cancellationToken: cancellationToken, callback)
-    }
-
-    /// Registers `callback` to run on `target`; see ``observe(on:cancellationToken:_:)``.
-    @inlinable
-    func observe(target: ContinuationTarget, cancellationToken: CancellationToken, _ callback: Callback<Value>) {
-        if cancellationToken.isCancellationRequested {
-            cancelled(Continuation(target: target, callback: callback))
-            return
-        }
-        // A completed future dispatches at once (or queues behind the completer): no token handler.
-        guard !isCompleted, cancellationToken.canBeCancelled else {
-            add(target: target, callback: callback)
-            return
-        }
-        let cancellable = CancellableCallback(callback, of: self)
-        guard add(target: target, callback: .cancellable(cancellable)) else { return }
-        // The handler captures only the box, which is then its closure context: no second allocation.
-        let registration = cancellationToken.onCancel { cancellable.cancel() }
-        if !withState({ $0.attach(registration, to: cancellable) }) {
-            registration.unregister()  // completed or cancelled meanwhile: release the handler
-        }
-    }
-
-    /// Stores a continuation, or dispatches it when the future is complete; true if stored.
-    @inlinable @discardableResult
-    func add(target: ContinuationTarget, callback: Callback<Value>) -> Bool {
-        switch withState({ $0.add(target: target, callback: callback) }) {
-        case .stored:
-            return true
-        case .dispatch(let result):
-            Continuation(target: target, callback: callback).dispatch(result)
-            return false
-        case .queued:
-            return false  // the completing thread dispatches it after the earlier continuations
-        }
-    }
-
-    @inlinable
-    func cancelled(_ continuation: Continuation<Value>) {
-        guard continuation.callback.takesErrors else { return }  // onSuccess is never called
-        continuation.dispatch(.failure(CancellationError()))
     }
 }

@@ -17,7 +17,7 @@ extension Future {
     /// ```
     ///
     /// ### Cancellation
-    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)async throws->U)``.
+    /// As ``map(on:cancellationToken:_:)-8eniy``.
     ///
     /// - Parameters:
     ///   - context: `.mainActor`.

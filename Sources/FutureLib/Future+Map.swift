@@ -125,7 +125,7 @@ extension Future {
     /// Transforms the whole result with `transform`: a success may become a failure and back.
     ///
     /// ```swift
-    /// let status = ping(host).transform { result in .success(result.isSuccess ? "up" : "down") }
+    /// let status = ping(host).transform { result in .success((try? result.get()) == nil ? "down" : "up") }
     /// ```
     ///
     /// - Parameters:
@@ -197,7 +197,10 @@ extension Future {
 
     /// Delivers the result on `context`: continuations of the new future are chained there.
     ///
-    /// Futura's `switch(to:)`. Equivalent to `andThen(on: context) { _ in }`.
+    /// Futura's `switch(to:)` for a chain built at once. Equivalent to `andThen(on: context) { _ in }`.
+    /// A `.synchronous` continuation runs on `context` only if it is added before the new future
+    /// completes; added later, it runs on the thread that adds it. To run a handler on a context
+    /// for sure, pass the context to the handler: `onSuccess(on: DispatchQueue.main) { … }`.
     ///
     /// ```swift
     /// fetchUser(id)

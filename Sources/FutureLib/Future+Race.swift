@@ -6,12 +6,13 @@ extension Future {
     ///
     /// ```swift
     /// let fastest = Future.race([
-    ///     { token in fetch(from: mirrorA, cancellationToken: token) },
-    ///     { token in fetch(from: mirrorB, cancellationToken: token) },
+    ///     { @Sendable token in fetch(from: mirrorA, cancellationToken: token) },
+    ///     { @Sendable token in fetch(from: mirrorB, cancellationToken: token) },
     /// ])
     /// ```
     ///
-    /// Unlike `firstCompleted()` on futures that already run, the race owns the work it starts,
+    /// Mark each closure `@Sendable`: in an array literal, Swift infers the closures' type before it
+    /// sees the element type the parameter asks for. Unlike `firstCompleted()` on futures that already run, the race owns the work it starts,
     /// so it can stop the losers.
     ///
     /// ### Semantics

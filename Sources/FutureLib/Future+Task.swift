@@ -51,7 +51,7 @@ extension Future {
     /// ```
     ///
     /// ### Cancellation
-    /// As ``init(_:cancellationToken:)-(Task<Value,any Error>,_)``: the token cancels `task` and
+    /// As ``init(_:cancellationToken:)-(Task<Value,Error>,_)``: the token cancels `task` and
     /// fails the future with `CancellationError` at once.
     ///
     /// - Parameters:

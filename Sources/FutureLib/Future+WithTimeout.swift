@@ -12,14 +12,16 @@ extension Future {
     /// - `Future.withTimeout(_:on:cancellationToken:_:)` (this one) when the work should stop at the
     ///   deadline: a request nobody will read, a computation whose result is no longer wanted. The
     ///   work gets the token and must honour it (pass it on to the futures it starts).
-    /// - ``timeout(after:on:cancellationToken:)`` when you only want to stop *waiting*: the work
+    /// - ``timeout(after:on:cancellationToken:)-(_,ExecutionContext,_)`` when you only want to stop *waiting*: the work
     ///   goes on (to fill a cache, say) and other holders of the future still get its result.
     ///
     /// ### Semantics
     /// - The timer starts now; `operation` is called on `context`, with a token that is cancelled
     ///   at the deadline or when `cancellationToken` is.
     /// - At the deadline the result fails with ``FutureError/timeout`` at once, without waiting for
-    ///   the work to notice its token; the late result is dropped.
+    ///   the work to notice its token; the late result is dropped. This holds whether the work
+    ///   honours its token (and so fails with `CancellationError` as the deadline cancels it) or
+    ///   ignores it.
     /// - Cancelling `cancellationToken` first fails it with `CancellationError` and cancels the work.
     /// - When the work completes before the deadline, its result is the result, the timer is
     ///   stopped and released, and the work's token is not cancelled.
@@ -43,7 +45,10 @@ extension Future {
         let forwarding = cancellationToken.onCancel { work.cancel() }
         let deadline = CancellationRequest()
         let timing = deadline.token.onCancel {
-            // The work's token first, so that whoever sees the timeout also sees the work cancelled.
+            // The deadline has passed (`deadline` is cancelled): the forwarder below completes the
+            // result with the timeout whatever the work does now, so the work's token can be
+            // cancelled first (whoever sees the timeout also sees the work cancelled) without work
+            // that honours it failing the result with its CancellationError.
             work.cancel()
             result.complete(with: .failure(FutureError.timeout))
         }
@@ -62,7 +67,10 @@ extension Future {
             operation(work.token).observe(
                 on: .synchronous,
                 cancellationToken: .none,
-                .result { result.complete(with: $0) }
+                .result { outcome in
+                    // Past the deadline, the timeout wins over whatever the work ended with.
+                    result.complete(with: deadline.isCancellationRequested ? .failure(FutureError.timeout) : outcome)
+                }
             )
         }
         return result

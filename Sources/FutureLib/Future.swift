@@ -3,8 +3,8 @@ public import Synchronization  // public: `completed` is read by inlinable code
 /// A value that becomes available later, exactly once: a success or an error.
 ///
 /// A future is read-only; its ``Promise`` (or the work given to `init`) completes it. Register
-/// continuations with ``onComplete(on:cancellationToken:_:)``, compose futures with combinators
-/// such as ``map(on:cancellationToken:_:)`` and ``flatMap(on:cancellationToken:_:)``, or wait
+/// continuations with ``onComplete(on:cancellationToken:_:)-xald``, compose futures with combinators
+/// such as ``map(on:cancellationToken:_:)-9ghqj`` and ``flatMap(on:cancellationToken:_:)-9x49y``, or wait
 /// for the result with `value()` (blocking) or `try await value()` (async).
 ///
 /// ```swift
@@ -66,7 +66,10 @@ public final class Future<Value: Sendable>: Sendable {
     /// Creates a future that already failed with `error`.
     ///
     /// ```swift
-    /// guard let url = URL(string: text) else { return Future(error: URLError(.badURL)) }
+    /// func validated(_ text: String) -> Future<URL> {
+    ///     guard let url = URL(string: text) else { return Future(error: URLError(.badURL)) }
+    ///     return Future(value: url)
+    /// }
     /// ```
     ///
     /// - Parameter error: The error.
@@ -191,17 +194,17 @@ public final class Future<Value: Sendable>: Sendable {
         if !ready.hasAsynchronous {
             // The common case: only `.synchronous` continuations, run in registration order.
             // Moved out of `ready` rather than copied: a continuation holds several references.
-            if let first = ready.first.take() { run(first, with: result) }
-            for continuation in ready.more { run(continuation, with: result) }
+            if let first = ready.first.take() { first.dispatch(result) }
+            for continuation in ready.more { continuation.dispatch(result) }
             return true
         }
-        if let first = ready.first, !first.target.isSynchronous { run(first, with: result) }
-        for continuation in ready.more where !continuation.target.isSynchronous { run(continuation, with: result) }
+        if let first = ready.first, !first.target.isSynchronous { first.dispatch(result) }
+        for continuation in ready.more where !continuation.target.isSynchronous { continuation.dispatch(result) }
         while let queued = withState({ $0.takeQueued() }) {
-            for continuation in queued { run(continuation, with: result) }
+            for continuation in queued { continuation.dispatch(result) }
         }
-        if let first = ready.first, first.target.isSynchronous { run(first, with: result) }
-        for continuation in ready.more where continuation.target.isSynchronous { run(continuation, with: result) }
+        if let first = ready.first, first.target.isSynchronous { first.dispatch(result) }
+        for continuation in ready.more where continuation.target.isSynchronous { continuation.dispatch(result) }
         return true
     }
 
@@ -214,11 +217,5 @@ public final class Future<Value: Sendable>: Sendable {
     func breakPromise() {
         guard let site = withState({ $0.pendingSite }) else { return }  // completed meanwhile
         complete(with: .failure(FutureError.brokenPromise(createdAt: site)))
-    }
-
-    @inlinable
-    func run(_ continuation: Continuation<Value>, with result: Result<Value, any Error>) {
-        continuation.callback.cancellable?.registration?.unregister()  // releases the token's handler
-        continuation.dispatch(result)
     }
 }

@@ -150,7 +150,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// Completes the future with `result`; `false` if it was already complete.
     ///
     /// ```swift
-    /// let won = promise.tryResolve(.success(1))
+    /// let won = promise.tryResolve(.success("cached"))
     /// ```
     ///
     /// - Parameter result: The result.

@@ -4,7 +4,7 @@ extension Sequence where Element: Sendable {
     /// Starts `task` for each element, at most `maxConcurrency` at a time, and collects the values in order.
     ///
     /// ```swift
-    /// let pages: Future<[Data]> = urls.traverse(maxConcurrency: 4) { url in download(url) }
+    /// let pages: Future<[[UInt8]]> = urls.traverse(maxConcurrency: 4) { url in download(url) }
     /// ```
     ///
     /// ### Semantics

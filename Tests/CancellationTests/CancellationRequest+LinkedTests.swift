@@ -45,44 +45,93 @@ struct CancellationRequestLinkedTests {
         #expect(sources.allSatisfy { !$0.isCancellationRequested })
     }
 
-    // MARK: - Lifetime: alive while a source can cancel it
+    // MARK: - Lifetime: cancellable while observable, nothing kept once it is not
 
-    @Test func `a linked request stays alive while a source can still cancel it`() {
+    @Test func `the token alone keeps a linked request cancellable by a live source`() {
         let source = CancellationRequest()
         var linked: CancellationRequest? = CancellationRequest(linkedTo: [source.token])
         let probe = WeakProbe(linked!)
         let token = linked!.token
         linked = nil
-        #expect(probe.isAlive)
+        #expect(!probe.isAlive)  // the source holds the request's core weakly, never the request
         #expect(token.canBeCancelled)
+        let runs = Counter()
+        token.onCancel { runs.increment() }
         source.cancel()
         #expect(token.isCancellationRequested)
+        #expect(runs.value == 1)
     }
 
-    @Test func `a linked request is released once no source can cancel it any more`() {
+    @Test func `a registration alone keeps a linked request cancellable by a live source`() {
+        let source = CancellationRequest()
+        let runs = Counter()
+        let registration = CancellationRequest(linkedTo: [source.token]).token.onCancel { runs.increment() }
+        source.cancel()
+        #expect(runs.value == 1)
+        #expect(!registration.unregister())  // it ran
+    }
+
+    @Test func `dropping a linked request and every token of it removes its link from the source at once`() {
+        let source = CancellationRequest()
+        let released = DeinitCounter()
+        do {
+            let linked = CancellationRequest(linkedTo: [source.token])
+            let tracked = released.make()
+            linked.token.onCancel { tracked.touch() }
+            #expect(source.token.registrationCount == 1)
+        }
+        #expect(source.token.registrationCount == 0)
+        #expect(released.deallocated == 1)  // its handlers were released without running
+    }
+
+    @Test func `a linked request with no request, token or registration left is not kept by its sources`() {
+        let sources = (0..<3).map { _ in CancellationRequest() }
+        let runs = Counter()
+        for _ in 0..<100 {
+            // The registration is dropped at once: nothing can observe the request, so nothing runs.
+            CancellationRequest(linkedTo: sources.map(\.token)).token.onCancel { runs.increment() }
+        }
+        #expect(sources.allSatisfy { $0.token.registrationCount == 0 })
+        for source in sources { source.cancel() }
+        #expect(runs.value == 0)
+    }
+
+    @Test func `a linked request can no longer be cancelled once no source can cancel it and it is gone`() {
         var source: CancellationRequest? = CancellationRequest()
         var linked: CancellationRequest? = CancellationRequest(linkedTo: [source!.token])
-        let probe = WeakProbe(linked!)
         let token = linked!.token
+        let released = DeinitCounter()
+        let tracked = released.make()
+        token.onCancel { tracked.touch() }
+        _ = consume tracked
         linked = nil
-        #expect(probe.isAlive)
+        #expect(token.canBeCancelled)
         source = nil  // the source is deallocated uncancelled: it can never cancel the linked request
-        #expect(!probe.isAlive)
         #expect(!token.canBeCancelled)
+        #expect(released.deallocated == 1)  // the handler was released without running
     }
 
-    @Test func `sources that can never be cancelled do not keep it alive`() {
+    @Test func `while the linked request itself is alive, dead sources do not end it`() {
+        var source: CancellationRequest? = CancellationRequest()
+        let linked = CancellationRequest(linkedTo: [source!.token])
+        source = nil
+        #expect(linked.token.canBeCancelled)
+        linked.cancel()
+        #expect(linked.isCancellationRequested)
+    }
+
+    @Test func `sources that can never be cancelled do not keep it cancellable`() {
         var dead: CancellationRequest? = CancellationRequest()
         let deadToken = dead!.token
         dead = nil
         var linked: CancellationRequest? = CancellationRequest(linkedTo: [.none, deadToken])
-        let probe = WeakProbe(linked!)
+        let token = linked!.token
         #expect(!linked!.isCancellationRequested)
         linked = nil
-        #expect(!probe.isAlive)
+        #expect(!token.canBeCancelled)
     }
 
-    @Test func `a timer source keeps the linked request alive until it fires`() async {
+    @Test func `a timer source keeps the linked request cancellable until it fires`() async {
         let token = CancellationRequest(linkedTo: [CancellationRequest(cancelAfter: .milliseconds(50)).token]).token
         #expect(token.canBeCancelled)
         #expect(await onDedicatedThread { token.wait(timeout: .seconds(10)) })
@@ -92,36 +141,33 @@ struct CancellationRequestLinkedTests {
 
     @Test func `cancelling the linked request removes its handlers from the sources`() {
         let sources = (0..<3).map { _ in CancellationRequest() }
-        var linked: CancellationRequest? = CancellationRequest(linkedTo: sources.map(\.token))
-        let probe = WeakProbe(linked!)
-        linked!.cancel()
-        linked = nil
-        // Only the links on the (still live) sources could hold it: they are gone.
-        #expect(!probe.isAlive)
+        let linked = CancellationRequest(linkedTo: sources.map(\.token))
+        #expect(sources.allSatisfy { $0.token.registrationCount == 1 })
+        linked.cancel()
+        #expect(sources.allSatisfy { $0.token.registrationCount == 0 })
     }
 
     @Test func `a source cancelling the linked request removes the links on the other sources`() {
         let sources = (0..<3).map { _ in CancellationRequest() }
-        var linked: CancellationRequest? = CancellationRequest(linkedTo: sources.map(\.token))
-        let probe = WeakProbe(linked!)
-        let token = linked!.token
-        linked = nil
+        let linked = CancellationRequest(linkedTo: sources.map(\.token))
+        let runs = Counter()
+        linked.token.onCancel { runs.increment() }
         sources[1].cancel()
-        #expect(token.isCancellationRequested)
-        #expect(!probe.isAlive)  // sources 0 and 2 are alive but no longer hold it
+        #expect(linked.isCancellationRequested)
+        #expect(sources[0].token.registrationCount == 0)
+        #expect(sources[2].token.registrationCount == 0)
         sources[0].cancel()  // runs nothing of the linked request's
         sources[2].cancel()
+        #expect(runs.value == 1)
     }
 
     @Test func `links removed in init when a later source is already cancelled`() {
         let live = CancellationRequest()
         let done = CancellationRequest()
         done.cancel()
-        var linked: CancellationRequest? = CancellationRequest(linkedTo: [live.token, done.token])
-        let probe = WeakProbe(linked!)
-        #expect(linked!.isCancellationRequested)
-        linked = nil
-        #expect(!probe.isAlive)  // the link on `live` was removed
+        let linked = CancellationRequest(linkedTo: [live.token, done.token])
+        #expect(linked.isCancellationRequested)
+        #expect(live.token.registrationCount == 0)  // the link on `live` was removed
     }
 
     @Test func `a linked request can itself be a source`() {

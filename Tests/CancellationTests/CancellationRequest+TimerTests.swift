@@ -26,24 +26,40 @@ struct CancellationRequestTimerTests {
         #expect(cancelled)
     }
 
-    // MARK: - A pending timer keeps its request alive
+    // MARK: - A pending timer keeps its request cancellable while it is observable
 
-    @Test func `a pending timer keeps its request alive: the token alone is enough`() async {
+    @Test func `a pending timer keeps its request cancellable: the token alone is enough`() async {
         let token = CancellationRequest(cancelAfter: .milliseconds(50)).token
         #expect(token.canBeCancelled)
         let cancelled = await onDedicatedThread { token.wait(timeout: .seconds(10)) }
         #expect(cancelled)
     }
 
-    @Test func `a pending timer holds the request until it fires, then lets it go`() async {
+    @Test func `a pending timer keeps its request cancellable, never alive`() async {
         var request: CancellationRequest? = CancellationRequest(cancelAfter: .milliseconds(50))
         let probe = WeakProbe(request!)
         let token = request!.token
         request = nil
-        #expect(probe.isAlive)
+        #expect(!probe.isAlive)  // the timer reaches the request's core weakly
         #expect(token.canBeCancelled)
         #expect(await onDedicatedThread { token.wait(timeout: .seconds(10)) })
-        #expect(await eventually { !probe.isAlive })  // the fired timer no longer holds it
+    }
+
+    @Test func `a registration alone keeps a request with a pending timer cancellable`() async {
+        let runs = Counter()
+        let registration = CancellationRequest(cancelAfter: .milliseconds(20)).token.onCancel { runs.increment() }
+        #expect(await eventually { runs.value == 1 })
+        #expect(!registration.unregister())
+    }
+
+    @Test func `dropping a request with a pending timer and every token of it releases its handlers at once`() {
+        let released = DeinitCounter()
+        do {
+            let request = CancellationRequest(cancelAfter: .seconds(3600))
+            let tracked = released.make()
+            request.token.onCancel { tracked.touch() }
+        }
+        #expect(released.deallocated == 1)  // nothing observes it: its timer was stopped too
     }
 
     @Test func `cancel stops the pending timer and releases the request`() async {

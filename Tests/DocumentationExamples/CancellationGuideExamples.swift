@@ -110,7 +110,7 @@ func transfer(_ data: [UInt8], through buffer: Buffer, cancellationToken: Cancel
 }
 
 func timers() -> CancellationToken {
-    // A deadline for one operation: the token alone is enough, the timer keeps the request alive.
+    // A deadline for one operation: the token alone is enough, the timer keeps it cancellable.
     let deadline = CancellationRequest(cancelAfter: .seconds(5)).token
 
     // An idle timeout, pushed back on every sign of activity: the last call wins.
@@ -128,6 +128,30 @@ func handle(cancellationToken: CancellationToken) throws {
     let linked = CancellationRequest(linkedTo: [cancellationToken, deadline.token, shutdown.token])
     try linked.token.checkCancellation()
     // ... pass linked.token to the work
+}
+
+// Nothing unobservable is kept.
+struct Request: Sendable {}
+struct Response: Sendable {}
+
+func respond(to request: Request, cancellationToken: CancellationToken) async throws -> Response {
+    try cancellationToken.checkCancellation()
+    return Response()
+}
+
+func handle(_ request: Request) async throws -> Response {
+    let deadline = CancellationRequest(cancelAfter: .seconds(30))
+    let linked = CancellationRequest(linkedTo: [shutdown.token, deadline.token])
+    return try await respond(to: request, cancellationToken: linked.token)
+}  // both dropped here: their links and timer go with them
+
+func keepTheRegistration() -> CancellationRegistration {
+    // Runs when the deadline passes: the registration is kept.
+    let registration = CancellationRequest(cancelAfter: .seconds(5)).token.onCancel { print("late") }
+
+    // Never runs: request, token and registration are all dropped, so the timer is stopped at once.
+    CancellationRequest(cancelAfter: .seconds(5)).token.onCancel { print("late") }
+    return registration
 }
 
 // MARK: - Swift task cancellation
@@ -206,8 +230,11 @@ func sleepUnderDeadline() async throws {
         try await send([1], over: Connection(), cancellationToken: .none)
     }
 
-    @Test func timersAndLinks() throws {
+    @Test func timersAndLinks() async throws {
         #expect(timers().canBeCancelled)
+        _ = try await handle(Request())
+        #expect(shutdown.token.registrationCount == 0)
+        keepTheRegistration().unregister()
         try handle(cancellationToken: .none)
         #expect(throws: CancellationError.self) { try handle(cancellationToken: .cancelled) }
     }

@@ -22,8 +22,8 @@ struct FIFOTests {
         }
         while let value = queue.popFirst() { popped.append(value) }
         #expect(popped == expected)
-        #expect(queue.isEmpty)
-        #expect(queue.popFirst() == nil)
+        let drained = queue.isEmpty && queue.popFirst() == nil
+        #expect(drained)
     }
 
     @Test func `an element is released as it is popped, while later ones stay`() {
@@ -32,41 +32,64 @@ struct FIFOTests {
         for _ in 0..<10 { queue.append(counter.make()) }
         for popped in 1...9 {
             _ = queue.popFirst()
+            let left = queue.count
             #expect(counter.deallocated == popped)
-            #expect(queue.count == 10 - popped)
+            #expect(left == 10 - popped)
         }
+    }
+
+    @Test func `dropping a queue releases what it still holds`() {
+        let counter = DeinitCounter()
+        do {
+            var queue = FIFO<Tracked>()
+            for _ in 0..<20 { queue.append(counter.make()) }  // grows past 8 and 16
+            for _ in 0..<5 { _ = queue.popFirst() }
+            for _ in 0..<10 { queue.append(counter.make()) }  // wraps around
+            #expect(counter.deallocated == 5)
+        }
+        #expect(counter.deallocated == 30)
     }
 
     @Test func `count tracks appends and pops`() {
         var queue = FIFO<String>()
-        #expect(queue.isEmpty && queue.count == 0)
+        let empty = queue.isEmpty && queue.count == 0
+        #expect(empty)
         queue.append("a")
         queue.append("b")
-        #expect(queue.count == 2)
-        #expect(queue.popFirst() == "a")
-        #expect(queue.count == 1)
+        let two = queue.count
+        #expect(two == 2)
+        let first = queue.popFirst()
+        #expect(first == "a")
+        let one = queue.count
+        #expect(one == 1)
     }
 
     @Test func `a drained queue gives back a large buffer`() {
         var queue = FIFO<Int>()
         for value in 0..<5000 { queue.append(value) }
-        #expect(queue.capacity >= 5000)
+        let grown = queue.capacity
+        #expect(grown >= 5000)
         while queue.popFirst() != nil {}
-        #expect(queue.capacity == 0)
+        let released = queue.capacity
+        #expect(released == 0)
         for value in 0..<100 { queue.append(value) }
         while queue.popFirst() != nil {}
-        #expect(queue.capacity > 0)  // a small buffer is kept for reuse
+        let kept = queue.capacity
+        #expect(kept > 0)  // a small buffer is kept for reuse
     }
 
     @Test func `removeAll empties the queue and hands the elements over`() {
         let counter = DeinitCounter()
         var queue = FIFO<Tracked>()
         for _ in 0..<3 { queue.append(counter.make()) }
-        var taken = queue.removeAll()
-        #expect(queue.isEmpty)
-        #expect(taken.count == 3)
-        #expect(counter.deallocated == 0)
-        taken = FIFO()
+        do {
+            let taken = queue.removeAll()
+            let emptied = queue.isEmpty
+            let takenCount = taken.count
+            #expect(emptied)
+            #expect(takenCount == 3)
+            #expect(counter.deallocated == 0)
+        }
         #expect(counter.deallocated == 3)
     }
 }

@@ -118,6 +118,52 @@ struct FutureBlockingTests {
         }
     }
 
+    /// The one warning of a `value()` that blocks a task's thread for long. Serialized: the
+    /// diagnostic's configuration is process-wide.
+    @Suite(.serialized)
+    struct Diagnostic {
+        @Test func `a value() that blocks a task's thread past the threshold warns once, naming the cause and fix`()
+            throws
+        {
+            // A synchronous Swift Testing test runs on the cooperative pool, in a task.
+            let promise = Promise<Int>()
+            let messages = Locked<[String]>([])
+            let previous = BlockingDiagnostic.configure(
+                .init(threshold: .milliseconds(100)) { message in
+                    messages.withLock { $0.append(message) }
+                    promise.fulfill(1)  // ends the wait that warned
+                }
+            )
+            defer { BlockingDiagnostic.configure(previous) }
+            #expect(try promise.future.value() == 1)
+            #expect(messages.value.count == 1)
+            let message = messages.value.first ?? ""
+            #expect(message.contains("Task { }"))
+            #expect(message.contains("Future { try await … }"))
+            #expect(message.contains("once per process"))
+
+            let second = Promise<Int>()
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(300)) { second.fulfill(2) }
+            #expect(try second.future.value() == 2)
+            #expect(messages.value.count == 1)  // once per process
+        }
+
+        @Test func `a thread that runs no task does not warn`() async {
+            let promise = Promise<Int>()
+            let warnedOn = Locked<[ThreadID]>([])
+            let previous = BlockingDiagnostic.configure(
+                .init(threshold: .milliseconds(50)) { _ in warnedOn.withLock { $0.append(.current) } }
+            )
+            defer { BlockingDiagnostic.configure(previous) }
+            let blocked = await onDedicatedThread { () -> ThreadID in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(300)) { promise.fulfill(1) }
+                _ = try? promise.future.value()
+                return .current
+            }
+            #expect(!warnedOn.value.contains(blocked))
+        }
+    }
+
     @Suite
     struct OnTheCooperativePool {
         @Test(arguments: 0..<8)

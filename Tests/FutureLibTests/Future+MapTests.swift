@@ -187,6 +187,57 @@ struct FutureMapTests {
         }
     }
 
+    /// Counts the jobs handed to it and runs them inline.
+    struct CountingContext: ExecutionContext {
+        let jobs = Counter()
+        func execute(_ work: @escaping @Sendable () -> Void) {
+            jobs.increment()
+            work()
+        }
+    }
+
+    @Test("a cancelled token fails a pending map at once, runs nothing on its context and releases the closure")
+    func cancelledMapRunsNothingOnContext() async {
+        let source = Promise<Int>()
+        let request = CancellationRequest()
+        let context = CountingContext()
+        let counter = DeinitCounter()
+        let future: Future<Int>
+        do {
+            let capture = counter.make()
+            future = source.future.map(on: context, cancellationToken: request.token) { value in
+                capture.touch()
+                return value
+            }
+        }
+        request.cancel()
+        #expect(isCancellation(future.result))
+        #expect(counter.deallocated == 1)  // the stored closure left the source at once
+        source.fulfill(1)
+        #expect(isCancellation(future.result))
+        #expect(context.jobs.value == 0)
+    }
+
+    @Test("a cancelled token fails a map whose closure is queued on its context, and the closure never runs")
+    func cancelledMapWhileQueued() async {
+        let queue = DispatchQueue(label: "FutureLibTests.queued-map")
+        let gate = Signal()
+        queue.async { gate.wait() }  // holds the queue, so the map's closure waits behind it
+        let request = CancellationRequest()
+        let called = CallFlag()
+        let future = Future(value: 1).map(on: queue, cancellationToken: request.token) { value in
+            called.set()
+            return value
+        }
+        #expect(!future.isCompleted)
+        request.cancel()
+        #expect(isCancellation(future.result))  // at once, while the closure is still queued
+        gate.fire()
+        _ = await awaitOutcome(future)
+        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+        #expect(!called.isSet)
+    }
+
     @Test("flatMap completes with CancellationError while waiting on the inner future")
     func flatMapCancelledWhileWaitingOnInner() async {
         let inner = Promise<Int>()

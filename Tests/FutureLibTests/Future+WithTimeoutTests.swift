@@ -23,6 +23,42 @@ struct FutureWithTimeoutTests {
         withExtendedLifetime(pending) {}
     }
 
+    @Test func `withTimeout fails with FutureError.timeout when the work honours its token`() async {
+        let handed = Locked<CancellationToken?>(nil)
+        // The work fails with CancellationError as soon as the deadline cancels its token: the
+        // timeout still wins.
+        let limited = Future<Int>.withTimeout(.milliseconds(20)) { token in
+            handed.withLock { $0 = token }
+            return Future(value: 1, after: .seconds(3600), cancellationToken: token)
+        }
+        await #expect(throws: FutureError.timeout) { try await limited.value() }
+        #expect(handed.value?.isCancellationRequested == true)
+
+        // Work that was started with `.synchronous`, and work that fails at once on its token.
+        let synchronous = Future<Int>.withTimeout(.milliseconds(20), on: .synchronous) { token in
+            Future(value: 1, after: .seconds(3600), cancellationToken: token)
+        }
+        await #expect(throws: FutureError.timeout) { try await synchronous.value() }
+        let promptly = Future<Int>.withTimeout(.milliseconds(20)) { token in
+            let promise = Promise<Int>()
+            token.onCancel { promise.reject(CancellationError()) }
+            return promise.future
+        }
+        await #expect(throws: FutureError.timeout) { try await promptly.value() }
+    }
+
+    @Test(arguments: [Duration.zero, .seconds(-1)])
+    func `withTimeout with a delay of zero or less times out at once, whatever the work does with its token`(
+        delay: Duration
+    ) async {
+        let honouring = Future<Int>.withTimeout(delay, on: .synchronous) { token in
+            Future(value: 1, after: .seconds(3600), cancellationToken: token)
+        }
+        #expect(honouring.result.map(isTimeout) == true)
+        let ignoring = Future<Int>.withTimeout(delay, on: .synchronous) { _ in Promise<Int>().future }
+        #expect(ignoring.result.map(isTimeout) == true)
+    }
+
     @Test func `withTimeout passes the work's result on, stops the timer and never cancels the work's token`()
         async throws
     {
@@ -69,4 +105,9 @@ struct FutureWithTimeoutTests {
         source.fulfill(1)
         #expect(try await source.future.value() == 1)
     }
+}
+
+private func isTimeout(_ result: Result<Int, any Error>) -> Bool {
+    if case .failure(let error) = result, error as? FutureError == .timeout { return true }
+    return false
 }

@@ -89,7 +89,7 @@ struct FutureStreamRecoverTests {
         let recovery = StreamPromise<Int>(capacity: 1)
         recovery.success(1)
         let source = Promise<Int>()
-        let stream = source.future.recoverWith(capacity: 4) { _ in recovery.stream }
+        let stream = source.future.recoverWith(capacity: 4, on: .synchronous) { _ in recovery.stream }
         let recorder = StreamRecorder<Int>().record(stream)
         source.reject(TestFailure())
         recovery.success(2)

@@ -51,13 +51,15 @@ struct ScaleTests {
 
     @Test func `a hundred thousand timers all fire`() async {
         let runs = Counter()
-        await onDedicatedThread {
-            for _ in 0..<Self.timers {
-                // Dropped at once: a pending timer keeps its request alive until it fires.
+        let registrations = await onDedicatedThread {
+            (0..<Self.timers).map { _ in
+                // The request is dropped at once: its pending timer keeps it cancellable while the
+                // registration can observe it.
                 CancellationRequest(cancelAfter: .microseconds(100)).token.onCancel { runs.increment() }
             }
         }
         #expect(await eventually(within: .seconds(120)) { runs.value == Self.timers })
+        withExtendedLifetime(registrations) {}
     }
 
     @Test func `ten thousand async futures on one token all end cancelled`() async throws {

@@ -23,6 +23,12 @@ func loadConfig(_ text: String, cancellationToken: CancellationToken = .none) ->
     }
 }
 
+/// Async code under test.
+func doubled(_ value: Int) async throws -> Int {
+    try await Task.sleep(for: .milliseconds(10))
+    return value * 2
+}
+
 /// Answers after `delay`, unless `cancellationToken` is cancelled first.
 func slowConfig(after delay: Duration, cancellationToken: CancellationToken = .none) -> Future<Config> {
     Future(value: Config(port: 80), after: delay, cancellationToken: cancellationToken)
@@ -91,6 +97,18 @@ struct TestingGuideTests {
             return index * 2
         }
         #expect(try doubled.value(timeout: .seconds(10)) == index * 2)
+    }
+
+    // "Work you start yourself is not covered": the fixes (the deadlocking example is not run).
+    @Test(arguments: 0..<8)
+    func blockingOnAFutureOfAsyncWork(index: Int) throws {
+        let result = Future { try await doubled(index) }  // its task runs on FutureLib's threads
+        #expect(try result.value(timeout: .seconds(10)) == index * 2)
+    }
+
+    @Test(arguments: 0..<8)
+    func awaitingAsyncWork(index: Int) async throws {
+        #expect(try await doubled(index) == index * 2)
     }
 
     // "What not to do": the deadlock-free version of the serial-queue example.

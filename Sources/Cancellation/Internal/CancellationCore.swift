@@ -4,9 +4,15 @@ import Synchronization
 /// The shared heart of a request: what its tokens and registrations point at.
 ///
 /// The request owns the core; tokens and registrations hold it too, but never the request, so a
-/// request is deallocated as soon as its owner (and any pending timer or source link) lets go, and
-/// the core then becomes `abandoned`: ``CancellationToken/canBeCancelled`` turns false and every
-/// stored handler is released.
+/// request is deallocated as soon as its owner lets go. A pending timer and the links on a linked
+/// request's sources reach the core only weakly: they keep it cancellable, never alive.
+///
+/// - When the request is deallocated and no timer or link can cancel it any more, the core becomes
+///   `abandoned`: ``CancellationToken/canBeCancelled`` turns false and every stored handler is
+///   released.
+/// - When the core itself is deallocated (the request and every token and registration of it are
+///   gone, so nothing can observe it), its timer is stopped and its links are removed from the
+///   sources at once: nothing that can no longer be observed is kept.
 final class CancellationCore: Sendable {
     typealias Handler = RegistrationList.Handler
 
@@ -17,6 +23,12 @@ final class CancellationCore: Sendable {
     private let abandoned = Atomic<Bool>(false)
 
     init() {}
+
+    deinit {
+        // Cancelled or abandoned, it has already let go of its timer and links (and has no handlers).
+        guard !requested.load(ordering: .relaxed), !abandoned.load(ordering: .relaxed) else { return }
+        Self.release(state.withLock { $0.coreReleased() })
+    }
 
     /// A core that is cancelled from the start, shared by every ``CancellationToken/cancelled``.
     static let alreadyCancelled: CancellationCore = {
@@ -86,8 +98,8 @@ final class CancellationCore: Sendable {
             }
             return action
         }
-        guard case .runHandlers(let first, let timer) = action else { return }
-        timer?.cancel()
+        guard case .runHandlers(let first, let attachments) = action else { return }
+        attachments?.detach()
         guard let first else { return }
         runHandlers(startingWith: first)
     }
@@ -118,15 +130,56 @@ final class CancellationCore: Sendable {
         entry.handler()
     }
 
-    /// The request was deallocated without being cancelled.
-    func abandon() {
-        let released = state.withLock { state in
-            let released = state.abandon()
-            if released != nil { abandoned.store(true, ordering: .relaxed) }
-            return released
+    // MARK: - Lifetime
+
+    /// The `CancellationRequest` object was deallocated; without a pending timer or a source link,
+    /// nothing can cancel this core any more.
+    func requestReleased() {
+        let remains = state.withLock { state in
+            let remains = state.requestReleased()
+            if remains != nil { abandoned.store(true, ordering: .relaxed) }
+            return remains
         }
-        released?.timer?.cancel()
-        _ = consume released  // the handlers' captures are released here, outside the lock
+        if let remains { Self.release(remains) }
+    }
+
+    /// No source holds this linked request's link any more (see ``Link``).
+    fileprivate func linkReleased() {
+        guard !isCancellationRequested else { return }  // cancelling removes the links: the common case
+        let remains = state.withLock { state in
+            let remains = state.linkReleased()
+            if remains != nil { abandoned.store(true, ordering: .relaxed) }
+            return remains
+        }
+        if let remains { Self.release(remains) }
+    }
+
+    /// Stops the timer, removes the links and releases the handlers (dropping `remains`), outside any lock.
+    private static func release(_ remains: consuming CancellationState.Remains) {
+        remains.attachments?.detach()
+    }
+
+    // MARK: - Links
+
+    /// Links this request to `sources`: the first of them to be cancelled cancels it.
+    ///
+    /// Each source holds one ``Link``, which reaches this core weakly: a live source keeps the
+    /// request cancellable while something can observe it, never alive by itself. The links are
+    /// removed when the request is cancelled, or when the core is deallocated.
+    func link(to sources: [CancellationToken]) {
+        guard sources.contains(where: \.canBeCancelled) else { return }
+        let link = Link(self)
+        var links: [CancellationRegistration] = []
+        links.reserveCapacity(sources.count)
+        for source in sources where source.canBeCancelled {
+            if isCancellationRequested { break }
+            links.append(source.onCancel { link.fire() })
+        }
+        // Cancelled meanwhile (an already cancelled source): remove the links stored so far.
+        if let removed = state.withLock({ $0.install(links: links) }) {
+            for link in removed { link.unregister() }
+        }
+        // Our reference to `link` ends here: if no source stored it, it reports `linkReleased()` now.
     }
 
     // MARK: - Timer
@@ -140,9 +193,10 @@ final class CancellationCore: Sendable {
     /// they delay the caller of `cancel()`); a slow one delays the timers behind it.
     static let timerQueue = DispatchQueue(label: "FutureLib.timers", qos: .userInitiated)
 
-    /// Arms (or re-arms) the timer that cancels `request` at `deadline`. The timer's handler holds
-    /// the request, so a pending timer keeps it alive; cancelling releases the timer.
-    func arm(at deadline: DispatchTime, for request: CancellationRequest) {
+    /// Arms (or re-arms) the timer that cancels this core at `deadline`. The timer's handler reaches
+    /// the core weakly: it keeps the request cancellable while something can observe it, never
+    /// alive. Cancelling, abandoning or deallocating the core stops and releases the timer.
+    func arm(at deadline: DispatchTime) {
         state.withLock { state in
             switch state.armTimer() {
             case .none:
@@ -151,11 +205,44 @@ final class CancellationCore: Sendable {
                 timer.schedule(deadline: deadline)
             case .create:
                 let timer = DispatchSource.makeTimerSource(queue: Self.timerQueue)
-                timer.setEventHandler { request.cancel() }
+                timer.setEventHandler { [weak self] in self?.cancel() }
+                timer.setCancelHandler { Self.pendingTimers.subtract(1, ordering: .relaxed) }
+                Self.pendingTimers.add(1, ordering: .relaxed)
                 timer.schedule(deadline: deadline)
                 state.install(timer)
                 timer.activate()
             }
         }
+    }
+
+    /// How many timers Dispatch still holds: armed and not yet stopped (a fired timer is stopped
+    /// when its request is cancelled). For the tests that check that nothing is left behind.
+    static let pendingTimers = Atomic<Int>(0)
+
+    /// How many handlers are stored on this core right now (O(n)): for the tests that check that
+    /// nothing is left behind on a long-lived source.
+    var registrationCount: Int {
+        state.withLock { $0.registrationCount }
+    }
+}
+
+/// A linked request's handler on its sources: cancels the request, reaching its core weakly.
+///
+/// One link is shared by every source of a request. When the last source lets go of it without
+/// having cancelled the request (each source was deallocated uncancelled), the request is told
+/// that no source can cancel it any more.
+private final class Link: Sendable {
+    private weak let core: CancellationCore?
+
+    init(_ core: CancellationCore) {
+        self.core = core
+    }
+
+    func fire() {
+        core?.cancel()
+    }
+
+    deinit {
+        core?.linkReleased()
     }
 }

@@ -15,7 +15,8 @@ struct CancellationState {
         case cancelling
         /// Every handler ran; nothing is stored any more.
         case cancelled
-        /// The request was deallocated without being cancelled: it never will be.
+        /// Nothing can cancel the request any more (it was deallocated, with no pending timer and
+        /// no source still linked to it), and it was not cancelled: it never will be.
         case abandoned
     }
 
@@ -27,10 +28,13 @@ struct CancellationState {
     private var cancellingThread: ThreadIdentity?
     /// Threads blocked in `unregisterAndWait()` until `running` returns.
     private var waiters: [DispatchSemaphore] = []
-    /// The pending `cancel(after:)` timer, if any.
-    private var timer: (any DispatchSourceTimer)?
+    /// The timer and links, for the requests that have them; nil for most.
+    private var attachments: Attachments?
 
     // MARK: - Registration
+
+    /// How many handlers are stored: O(n), for tests only.
+    var registrationCount: Int { handlers.countStored() }
 
     enum RegisterAction {
         /// The handler is stored under this key.
@@ -82,9 +86,9 @@ struct CancellationState {
     typealias Next = RegistrationList.Entry
 
     enum CancelAction {
-        /// This call moved the request to `cancelling`: stop the timer, run `first` (if any), then
-        /// keep calling ``handlerReturned()``.
-        case runHandlers(first: Next?, timer: (any DispatchSourceTimer)?)
+        /// This call moved the request to `cancelling`: stop the timer, remove the links, run
+        /// `first` (if any), then keep calling ``handlerReturned()``.
+        case runHandlers(first: Next?, attachments: Attachments?)
         /// Already cancelling, cancelled or abandoned.
         case none
     }
@@ -94,8 +98,8 @@ struct CancellationState {
         guard case .active = phase else { return .none }
         phase = .cancelling
         cancellingThread = thread
-        defer { timer = nil }
-        return .runHandlers(first: takeNewest(), timer: timer)
+        defer { attachments = nil }
+        return .runHandlers(first: takeNewest(), attachments: attachments)
     }
 
     /// What the cancelling thread does after a handler returned.
@@ -134,18 +138,66 @@ struct CancellationState {
         return next
     }
 
-    // MARK: - Deallocation of the request
+    // MARK: - Lifetime
 
-    /// The request is gone without being cancelled: nothing stored can ever run.
-    /// Returns what to release outside the lock.
-    mutating func abandon() -> (handlers: RegistrationList, timer: (any DispatchSourceTimer)?)? {
+    /// What a request that can no longer be cancelled lets go of, outside the lock: its stored
+    /// handlers (released without running), and its timer and links (see ``Attachments/detach()``).
+    struct Remains {
+        var handlers: RegistrationList
+        var attachments: Attachments?
+    }
+
+    /// The `CancellationRequest` object was deallocated. Without a pending timer or a source link
+    /// nothing can cancel the request any more: it is abandoned, and what it held is returned.
+    mutating func requestReleased() -> Remains? {
         guard case .active = phase else { return nil }
+        guard let attachments else { return abandon() }  // the common case: a plain request
+        attachments.isRequestReleased = true
+        return attachments.canCancel ? nil : abandon()
+    }
+
+    /// No source holds this request's link any more (each was deallocated uncancelled).
+    mutating func linkReleased() -> Remains? {
+        guard case .active = phase, let attachments else { return nil }
+        attachments.isLinked = false
+        return attachments.isRequestReleased && !attachments.canCancel ? abandon() : nil
+    }
+
+    private mutating func abandon() -> Remains {
         phase = .abandoned
-        defer {
-            handlers = RegistrationList()
-            timer = nil
-        }
-        return (handlers, timer)
+        return takeRemains()
+    }
+
+    /// The core itself is being deallocated: no request, token or registration can observe it
+    /// any more, so whatever could still cancel it is stopped.
+    mutating func coreReleased() -> Remains {
+        takeRemains()
+    }
+
+    private mutating func takeRemains() -> Remains {
+        var remains = Remains(handlers: RegistrationList(), attachments: nil)
+        swap(&remains.handlers, &handlers)
+        swap(&remains.attachments, &attachments)
+        return remains
+    }
+
+    // MARK: - Links
+
+    /// Stores the handlers of a linked request on its sources, one of which holds the link now.
+    /// Returns them when the request was cancelled meanwhile: the caller removes them.
+    mutating func install(links: [CancellationRegistration]) -> [CancellationRegistration]? {
+        guard case .active = phase else { return links }
+        let attachments = attach()
+        attachments.links = links
+        attachments.isLinked = true
+        return nil
+    }
+
+    private mutating func attach() -> Attachments {
+        if let attachments { return attachments }
+        let new = Attachments()
+        attachments = new
+        return new
     }
 
     // MARK: - Timer
@@ -163,11 +215,41 @@ struct CancellationState {
     /// user code), so concurrent `cancel(after:)` calls take effect in lock order: the last one wins.
     mutating func armTimer() -> ArmAction {
         guard case .active = phase else { return .none }
-        if let timer { return .reschedule(timer) }
+        if let timer = attachments?.timer { return .reschedule(timer) }
         return .create
     }
 
     mutating func install(_ new: any DispatchSourceTimer) {
-        timer = new
+        attach().timer = new
+    }
+}
+
+/// What only some requests have: a timer, links to sources. Allocated on first use, so that a
+/// plain request's state and its cancellation carry one optional reference for both.
+///
+/// Read and written only with the request's lock held, until an action takes it out of the state;
+/// then only the thread carrying out that action uses it.
+final class Attachments: @unchecked Sendable {
+    // Sendable: confined as said above; the lock hands it over (release/acquire) to that thread.
+
+    /// The pending `cancel(after:)` timer, if any.
+    var timer: (any DispatchSourceTimer)?
+    /// This request's handlers on its sources (`init(linkedTo:)`), if any.
+    var links: [CancellationRegistration]?
+    /// Whether a source still holds this request's link, and so can still cancel it.
+    var isLinked = false
+    /// Whether the `CancellationRequest` object is gone: only a pending timer or a source link
+    /// (reaching the core weakly, while a token or registration keeps it) can cancel it now.
+    var isRequestReleased = false
+
+    /// Whether a pending timer or a source can still cancel the request.
+    var canCancel: Bool { timer != nil || isLinked }
+
+    /// Stops the timer and removes the links, outside the request's lock.
+    func detach() {
+        timer?.cancel()
+        if let links {
+            for link in links { link.unregister() }
+        }
     }
 }

@@ -70,6 +70,17 @@ struct RegistrationList {
         return Key(slot: index, generation: slots[Int(index)].generation)
     }
 
+    /// How many handlers are stored, counted by walking the list: O(n), for tests only.
+    func countStored() -> Int {
+        var count = 0
+        var index = newest
+        while index != Self.nil32 {
+            count += 1
+            index = buffer.unsafelyUnwrapped.slots[Int(index)].previous
+        }
+        return count
+    }
+
     /// Removes the handler stored under `key`, if it is still there, and returns it.
     mutating func remove(_ key: Key) -> Handler? {
         let index = Int(key.slot)

@@ -7,11 +7,13 @@ enum Callback<Value: Sendable>: Sendable {
     case error(@Sendable (any Error) -> Void)
     case cancellable(CancellableCallback<Value>)
 
-    /// Calls the closure if it wants this result.
+    /// Calls the closure if it wants this result; a cancellable callback then gives up its
+    /// token registration (the callback has run: nothing is left for the token to remove).
     @inlinable
     func invoke(with result: Result<Value, any Error>) {
         if case .cancellable(let cancellable) = self {
             cancellable.callback.invokeClosure(with: result)
+            cancellable.registration?.unregister()
         } else {
             invokeClosure(with: result)
         }
@@ -53,32 +55,49 @@ enum Callback<Value: Sendable>: Sendable {
     }
 }
 
-/// A callback that a token can remove before the future completes.
+/// A callback that a token can remove before the future completes, with the one registration
+/// on that token.
 ///
 /// The token's handler holds the box (and nothing else, so the box is the handler's context) and
-/// finds the continuation by the box's identity. The box holds the registration, which the future
-/// releases when it completes first. The box holds the future strongly, as the handler did: a
-/// token cancelled later still reaches the callback. The cycle future → continuation → box →
-/// future ends when the continuation leaves the future (completion, or the token's removal).
+/// finds the continuation by the box's identity. The registration lives until the callback has
+/// run (``Callback/invoke(with:)`` gives it up) or the token fires. The box holds the future
+/// strongly, as the handler did: a token cancelled later still reaches the callback. The cycle
+/// future → continuation → box → future ends when the continuation leaves the future
+/// (completion, or the token's removal).
+///
+/// Two owners use it:
+/// - a continuation (`onComplete`, `onSuccess`, `onFailure`): removed by the token, it is called
+///   once with `CancellationError` on its context (never for `onSuccess`);
+/// - a combinator's derived future (`map`, `flatMap`, …, see ``Future/derive(on:cancellationToken:_:)``):
+///   the token fails the derived future with `CancellationError` at once, on the cancelling
+///   thread, and the removed callback is released without running anything on its context.
 @usableFromInline
 final class CancellableCallback<Value: Sendable>: @unchecked Sendable {
-    // Sendable: `callback` and `future` are constants. `registration` is written once, by
-    // `FutureState.attach` with the future's lock held while the continuation is stored, and read
-    // only by whoever removed the continuation from the state under that lock.
+    // Sendable: `callback`, `future` and `failDerived` are constants. `registration` is written
+    // once, by the registering thread before it stores the continuation under the future's lock,
+    // and read only by whoever runs the callback, which got it from the state under that lock (or
+    // on the registering thread itself).
     @usableFromInline let callback: Callback<Value>
     @usableFromInline let future: Future<Value>
+    /// For a combinator: fails its derived future with `CancellationError`. Nil for a continuation.
+    @usableFromInline let failDerived: (@Sendable () -> Void)?
     @usableFromInline var registration: CancellationRegistration?
 
     @inlinable
-    init(_ callback: Callback<Value>, of future: Future<Value>) {
+    init(_ callback: Callback<Value>, of future: Future<Value>, failDerived: (@Sendable () -> Void)? = nil) {
         self.callback = callback
         self.future = future
+        self.failDerived = failDerived
     }
 
-    /// The token's handler: removes the continuation, which then gets `CancellationError`.
+    /// The token's handler (and the registering thread's check after storing the continuation):
+    /// fails the derived future, or removes the continuation, which then gets `CancellationError`.
+    /// Removal happens under the future's lock, so of two callers exactly one removes it.
     @inlinable
     func cancel() {
-        if let removed = future.withState({ $0.remove(self) }) { future.cancelled(removed) }
+        failDerived?()
+        guard let removed = future.withState({ $0.remove(self) }) else { return }
+        if failDerived == nil { future.cancelled(removed) }
     }
 }
 

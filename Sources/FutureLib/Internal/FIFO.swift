@@ -1,16 +1,20 @@
 /// A first-in, first-out queue that releases each element as it leaves.
 ///
 /// The one queue of the package's hand-written job and result buffers (``LimitedExecutionContext``,
-/// the worker pool, the trampoline, a stream's iterator). A ring buffer: `append` and `popFirst` are
-/// O(1) (amortised: the storage doubles when full, moving each element once), and `popFirst` clears
-/// the slot it reads, so a job's closure and everything it captured are released when the job
-/// leaves the queue, not when the queue next drains. A queue that drains with a large buffer gives
-/// the buffer back, so a burst does not pin its memory.
+/// the worker pool, the trampoline, a stream's iterator). A ring buffer over raw storage: `append`
+/// and `popFirst` are O(1), amortised for `append` (the storage doubles when full, moving each
+/// element once with a memory copy). `popFirst` moves the element out of its slot, so a job's
+/// closure and everything it captured are released when the job leaves the queue, not when the
+/// queue next drains. A queue that drains with a large buffer gives the buffer back, so that a
+/// burst does not pin its memory.
 ///
-/// `package`, not `internal`, only so that its tests can reach it from release builds too.
-package struct FIFO<Element> {
-    /// The slots; `nil` outside the `count` elements that start at `head` and wrap around.
-    private var slots: ContiguousArray<Element?> = []
+/// Noncopyable, so that the storage has one owner and needs no copy-on-write check on the hot
+/// path. `package`, not `internal`, only so that its tests can reach it from release builds too.
+package struct FIFO<Element>: ~Copyable {
+    /// The slots, nil until the first `append`; the `count` elements start at `head` and wrap around.
+    private var slots: UnsafeMutablePointer<Element>?
+    /// How many elements fit before the storage grows.
+    package private(set) var capacity = 0
     private var head = 0
     /// How many elements are queued.
     package private(set) var count = 0
@@ -18,34 +22,44 @@ package struct FIFO<Element> {
     /// The capacity kept when the queue drains; a larger buffer is released.
     static var retainedCapacity: Int { 1024 }
 
+    /// An empty queue; it allocates nothing until the first `append`.
     package init() {}
+
+    deinit {
+        guard let slots else { return }
+        let front = Swift.min(count, capacity - head)
+        (slots + head).deinitialize(count: front)
+        slots.deinitialize(count: count - front)
+        slots.deallocate()
+    }
 
     /// Whether nothing is queued.
     package var isEmpty: Bool { count == 0 }
 
-    /// How many elements fit before the storage grows (for tests).
-    package var capacity: Int { slots.count }
-
     /// Adds `element` at the back.
-    package mutating func append(_ element: Element) {
-        if count == slots.count { grow() }
+    package mutating func append(_ element: consuming Element) {
+        if count == capacity { grow() }
         var tail = head + count
-        if tail >= slots.count { tail -= slots.count }
-        slots[tail] = element
+        if tail >= capacity { tail -= capacity }
+        (slots.unsafelyUnwrapped + tail).initialize(to: element)
         count += 1
     }
 
-    /// Removes and returns the front element, releasing its slot; nil when empty.
+    /// Removes and returns the front element, whose slot then holds nothing; nil when empty.
     package mutating func popFirst() -> Element? {
-        guard count > 0 else { return nil }
-        let element = slots[head].take()
+        guard count > 0, let slots else { return nil }
+        let element = (slots + head).move()
         count -= 1
         if count == 0 {
             head = 0
-            if slots.count > Self.retainedCapacity { slots = [] }
+            if capacity > Self.retainedCapacity {
+                slots.deallocate()
+                self.slots = nil
+                capacity = 0
+            }
         } else {
             head += 1
-            if head == slots.count { head = 0 }
+            if head == capacity { head = 0 }
         }
         return element
     }
@@ -58,20 +72,20 @@ package struct FIFO<Element> {
         return taken
     }
 
-    /// Doubles the storage, moving the elements to its front in order.
+    /// Doubles the storage (called when it is full), moving the elements to its front in order.
     private mutating func grow() {
-        let capacity = Swift.max(8, slots.count * 2)
-        var grown = ContiguousArray<Element?>()
-        grown.reserveCapacity(capacity)
-        for offset in 0..<count {
-            var index = head + offset
-            if index >= slots.count { index -= slots.count }
-            grown.append(slots[index].take())
+        let grown = UnsafeMutablePointer<Element>.allocate(capacity: Swift.max(8, capacity * 2))
+        if let slots {
+            let front = capacity - head
+            grown.moveInitialize(from: slots + head, count: front)
+            (grown + front).moveInitialize(from: slots, count: head)
+            slots.deallocate()
         }
-        grown.append(contentsOf: repeatElement(nil, count: capacity - count))
         slots = grown
+        capacity = Swift.max(8, capacity * 2)
         head = 0
     }
 }
 
-extension FIFO: Sendable where Element: Sendable {}
+// Sendable: the storage is owned by this one noncopyable value; sending the queue sends its elements.
+extension FIFO: @unchecked Sendable where Element: Sendable {}

@@ -1,10 +1,23 @@
+// The one path by which anything waits for a future: a continuation (`onComplete` and its
+// siblings) or a combinator's derived future (`map` and the rest). "How the core works" in
+// Documentation/Internals.md walks through it.
+
 extension Future {
+    // MARK: - Derived futures
+
     /// Makes the future a combinator returns, wired to `cancellationToken`.
     ///
     /// `body` runs on `context` with this future's result, unless the token was cancelled first;
-    /// it completes `derived` (now, or later for `flatMap`). A cancelled token completes `derived`
-    /// with `CancellationError` at once: while this future is pending, while `body` is queued on
-    /// `context`, and while `derived` waits for an inner future (see ``complete(with:cancellationToken:)``).
+    /// it completes `derived` (now, or later for `flatMap`). The derived future owns the one
+    /// registration on the token: a cancelled token fails `derived` with `CancellationError` at
+    /// once, on the cancelling thread, while this future is pending or while `body` is queued on
+    /// `context`, and releases the stored callback without running anything on `context`. The
+    /// registration ends when `body` has run. (`flatMap`'s wait for its inner future registers
+    /// once more, only while it waits: ``complete(with:cancellationToken:)``.)
+    ///
+    /// A new combinator (an async or main-actor one) needs only a `body`; to run it somewhere
+    /// that is not an ``ExecutionContext``, build a ``ContinuationTarget`` and call
+    /// ``derive(_:target:cancellationToken:_:)``.
     @inlinable
     func derive<U>(
         on context: some ExecutionContext,
@@ -12,15 +25,34 @@ extension Future {
         _ body: @escaping @Sendable (Result<Value, any Error>, Future<U>) -> Void
     ) -> Future<U> {
         let derived = Future<U>()
-        if derived.failIfCancelled(cancellationToken) { return derived }
-        derived.cancelOnRequest(of: cancellationToken)
-        let callback: Callback<Value> = .result { result in
-            if derived.failIfCancelled(cancellationToken) { return }
-            body(result, derived)
-        }
         // On a DispatchQueue, the target records the queued completion for value()'s deadlock check.
         let target = context.isSynchronous ? .synchronous : QueueCompletion.target(context, completing: derived)
-        observe(target: target, cancellationToken: cancellationToken, callback)
+        return derive(derived, target: target, cancellationToken: cancellationToken, body)
+    }
+
+    /// ``derive(on:cancellationToken:_:)`` with the context already turned into a target.
+    @inlinable
+    func derive<U>(
+        _ derived: Future<U>,
+        target: ContinuationTarget,
+        cancellationToken: CancellationToken,
+        _ body: @escaping @Sendable (Result<Value, any Error>, Future<U>) -> Void
+    ) -> Future<U> {
+        if derived.failIfCancelled(cancellationToken) { return derived }
+        let callback: Callback<Value> = .result { result in
+            if derived.failIfCancelled(cancellationToken) { return }  // the token won meanwhile
+            body(result, derived)
+        }
+        // Without a token, or when `body` runs inline on a completed source, nothing can cancel
+        // in between: no registration.
+        guard cancellationToken.canBeCancelled, !isCompleted || !target.isSynchronous else {
+            add(target: target, callback: callback)
+            return derived
+        }
+        let cancellable = CancellableCallback(callback, of: self) {
+            derived.complete(with: .failure(CancellationError()))
+        }
+        register(cancellable, target: target, cancellationToken: cancellationToken)
         return derived
     }
 
@@ -34,7 +66,9 @@ extension Future {
     }
 
     /// Fails this future with `CancellationError` when `token` is cancelled before it completes;
-    /// the token's handler is released when the future completes first.
+    /// the token's handler is released when the future completes first. For the combinators that
+    /// gather several sources (`zip`, `sequence`, `race`, …); one-source combinators use
+    /// ``derive(on:cancellationToken:_:)``, which needs no second continuation.
     @inlinable
     func cancelOnRequest(of token: CancellationToken) {
         guard token.canBeCancelled else { return }
@@ -54,5 +88,69 @@ extension Future {
     @inlinable
     func delivered(on context: some ExecutionContext, cancellationToken: CancellationToken) -> Future<Value> {
         context.isSynchronous ? self : hop(to: context, cancellationToken: cancellationToken)
+    }
+
+    // MARK: - Continuations
+
+    /// Registers `callback` to run on `context` with the result, or with `CancellationError` when
+    /// `cancellationToken` fires first.
+    @inlinable
+    func observe(on context: some ExecutionContext, cancellationToken: CancellationToken, _ callback: Callback<Value>) {
+        observe(target: ContinuationTarget(context), cancellationToken: cancellationToken, callback)
+    }
+
+    /// Registers `callback` to run on `target`; see ``observe(on:cancellationToken:_:)``.
+    @inlinable
+    func observe(target: ContinuationTarget, cancellationToken: CancellationToken, _ callback: Callback<Value>) {
+        if cancellationToken.isCancellationRequested {
+            cancelled(Continuation(target: target, callback: callback))
+            return
+        }
+        // A completed future dispatches at once (or queues behind the completer): no token handler.
+        guard !isCompleted, cancellationToken.canBeCancelled else {
+            add(target: target, callback: callback)
+            return
+        }
+        register(CancellableCallback(callback, of: self), target: target, cancellationToken: cancellationToken)
+    }
+
+    // MARK: - The state machine's events
+
+    /// Registers `cancellable` on the token, then stores it (or dispatches it if this future is
+    /// complete). Registering first means the registration is known before anyone can run or
+    /// remove the callback, with no second trip through the lock to attach it. A handler that
+    /// ran in between found nothing to remove, so the check after storing removes it instead.
+    @inlinable
+    func register(
+        _ cancellable: CancellableCallback<Value>,
+        target: ContinuationTarget,
+        cancellationToken: CancellationToken
+    ) {
+        // The handler captures only the box, which is then its closure context: no second allocation.
+        cancellable.registration = cancellationToken.onCancel { cancellable.cancel() }
+        add(target: target, callback: .cancellable(cancellable))
+        if cancellationToken.isCancellationRequested { cancellable.cancel() }
+    }
+
+    /// Stores a continuation, or dispatches it when the future is complete; true if stored.
+    @inlinable @discardableResult
+    func add(target: ContinuationTarget, callback: Callback<Value>) -> Bool {
+        switch withState({ $0.add(target: target, callback: callback) }) {
+        case .stored:
+            return true
+        case .dispatch(let result):
+            Continuation(target: target, callback: callback).dispatch(result)
+            return false
+        case .queued:
+            return false  // the completing thread dispatches it after the earlier continuations
+        }
+    }
+
+    /// Calls a continuation that its token removed with `CancellationError`, on its context,
+    /// unless it takes only values.
+    @inlinable
+    func cancelled(_ continuation: Continuation<Value>) {
+        guard continuation.callback.takesErrors else { return }  // onSuccess is never called
+        continuation.dispatch(.failure(CancellationError()))
     }
 }

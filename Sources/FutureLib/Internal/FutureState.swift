@@ -120,16 +120,6 @@ struct FutureState<Value: Sendable>: Sendable {
         return .stored
     }
 
-    /// Attaches the token registration to the stored continuation that `cancellable` belongs to;
-    /// false if it is gone already (completed or cancelled meanwhile), and then the caller
-    /// unregisters it.
-    @inlinable
-    mutating func attach(_ registration: CancellationRegistration, to cancellable: CancellableCallback<Value>) -> Bool {
-        guard first?.uses(cancellable) == true || more.contains(where: { $0.uses(cancellable) }) else { return false }
-        cancellable.registration = registration
-        return true
-    }
-
     /// Removes the pending continuation that `cancellable` belongs to (its token was cancelled);
     /// nil if it already ran.
     @inlinable

@@ -76,7 +76,7 @@ extension FutureStream {
     /// Creates a stream fed by a callback that gets a `Result`.
     ///
     /// ```swift
-    /// let messages = FutureStream(capacity: 10, method: socket.receiveMessages(handler:))
+    /// let messages = FutureStream<String>(capacity: 10, method: socket.receiveMessages(handler:))
     /// ```
     ///
     /// - Parameters:
@@ -95,9 +95,9 @@ extension FutureStream {
     /// stopped through a token.
     ///
     /// ```swift
-    /// let ticks = FutureStream<Date>(capacity: 1, cancellationToken: stop.token) { callback, token in
-    ///     let timer = Timer.scheduledTimer(withTimeInterval: 1, repeats: true) { _ in callback(.success(Date())) }
-    ///     token.onCancel { timer.invalidate() }
+    /// let ticks = FutureStream<Int>(capacity: 1, cancellationToken: stop.token) { callback, token in
+    ///     metronome.start { tick in callback(.success(tick)) }
+    ///     token.onCancel { metronome.stop() }
     /// }
     /// ```
     ///

@@ -125,6 +125,7 @@ extension FutureStream {
             /// The next value; nil once the stream has finished or the task was cancelled.
             ///
             /// ```swift
+            /// var iterator = stream.values.makeAsyncIterator()
             /// let value = try await iterator.next()
             /// ```
             ///
@@ -147,7 +148,7 @@ extension FutureStream {
     /// An `AsyncSequence` of the results of a ``FutureStream``; see ``FutureStream/results``.
     ///
     /// ```swift
-    /// let failures = await stream.results.reduce(0) { count, result in count + (result.isFailure ? 1 : 0) }
+    /// let failures = await stream.results.reduce(0) { count, result in count + ((try? result.get()) == nil ? 1 : 0) }
     /// ```
     public struct Results: AsyncSequence, Sendable {
         /// A result of the stream.
@@ -182,6 +183,7 @@ extension FutureStream {
             /// The next result; nil once the stream has finished or the task was cancelled.
             ///
             /// ```swift
+            /// var iterator = stream.results.makeAsyncIterator()
             /// let result = await iterator.next()
             /// ```
             ///

@@ -50,7 +50,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Semantics
-    /// As ``onComplete(on:cancellationToken:_:)``, except that `f` gets only the values: never an
+    /// As ``onComplete(on:cancellationToken:_:)-(ExecutionContext,_,_)``, except that `f` gets only the values: never an
     /// error, and nothing when `cancellationToken` is cancelled (it is just unsubscribed and released).
     ///
     /// - Parameters:
@@ -75,7 +75,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Semantics
-    /// As ``onComplete(on:cancellationToken:_:)``, except that `f` gets only the errors, including
+    /// As ``onComplete(on:cancellationToken:_:)-(ExecutionContext,_,_)``, except that `f` gets only the errors, including
     /// one `CancellationError` when `cancellationToken` is cancelled.
     ///
     /// - Parameters:

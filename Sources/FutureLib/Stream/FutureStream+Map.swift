@@ -44,7 +44,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Cancellation
-    /// As ``map(on:cancellationToken:_:)``; a cancelled token also stops waiting for the futures
+    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)->U)``; a cancelled token also stops waiting for the futures
     /// (they themselves are not cancelled: give them the token too).
     ///
     /// - Parameters:
@@ -77,7 +77,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Cancellation
-    /// As ``map(on:cancellationToken:_:)``; a cancelled token also unsubscribes from the inner
+    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)->U)``; a cancelled token also unsubscribes from the inner
     /// streams.
     ///
     /// - Parameters:

@@ -8,7 +8,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Cancellation
-    /// As ``map(on:cancellationToken:_:)``: a cancelled token is never turned into a value; the
+    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)->U)``: a cancelled token is never turned into a value; the
     /// new stream gets `CancellationError` and finishes.
     ///
     /// - Parameters:
@@ -72,7 +72,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Cancellation
-    /// As ``map(on:cancellationToken:_:)``; a cancelled token also unsubscribes from the recovery
+    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)->U)``; a cancelled token also unsubscribes from the recovery
     /// streams.
     ///
     /// - Parameters:

@@ -149,7 +149,7 @@ final class ModelWorld: Sendable {
             requests[request].cancel(after: .microseconds(microseconds))
         case .link(let sources):
             recorder.registering(id, on: thread) {
-                // The linked request is dropped at once: its sources keep it alive.
+                // The linked request is dropped at once: the registration keeps it cancellable by its sources.
                 let linked = CancellationRequest(linkedTo: sources.map { requests[$0].token })
                 let registration = linked.token.onCancel { recorder.record(id, .ran) }
                 registrations.withLock { $0[id] = registration }

@@ -5,7 +5,7 @@
 /// cancelled, when the loop stops after an error, or when the iterator is dropped: each of these
 /// unsubscribes at once.
 final class StreamIteratorCore<Value: Sendable>: Sendable {
-    private struct State: Sendable {
+    private struct State: Sendable, ~Copyable {
         /// Results not yet taken by the loop. A result leaves the buffer when it is taken, so the
         /// buffer never keeps it alive, and growing or shrinking never releases a user's value
         /// inside the lock.
@@ -88,10 +88,12 @@ final class StreamIteratorCore<Value: Sendable>: Sendable {
 
     /// Ends the iteration: drops what is buffered, ends a waiting `next()` with nil, unsubscribes.
     func stop() {
-        // The buffered results are released when this statement ends, outside the lock.
-        let (waiter, _) = state.withLock { state in
+        // The buffered results are released when `dropped` goes out of scope, outside the lock.
+        var dropped = FIFO<Result<Value, any Error>>()
+        let waiter = state.withLock { state in
             state.isDone = true
-            return (state.waiter.take(), state.buffer.removeAll())
+            swap(&dropped, &state.buffer)
+            return state.waiter.take()
         }
         waiter?.resume(returning: nil)
         subscription.cancel()

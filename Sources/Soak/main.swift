@@ -1,0 +1,229 @@
+// `make soak`: FutureLib shaped like a server, for a long time. A million requests, each with a
+// linked request on one long-lived shutdown token, a per-request deadline and a few futures with
+// continuations that carry the token, on `.default` and a serial queue. Most complete normally;
+// some are cut off by their deadline, some by a simulated client disconnect. At the end a graceful
+// shutdown cancels a last batch in flight.
+//
+//     Soak [requests]     (default 1,000,000; `make soak-ci` runs fewer)
+//
+// Prints requests handled, cancellations seen and the resident set at 10 checkpoints, and exits
+// with a failure if the resident set grows after warm-up by more than `memoryBound`, if any
+// request's future stays pending, if any handler or continuation runs twice, or if an outcome is
+// not the one its kind of request must have.
+import Dispatch
+import FutureLib
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How much the resident set may grow from the first checkpoint (the warm-up: thread stacks,
+/// malloc arenas, Dispatch's pools) to the largest later one.
+let memoryBound = 8 << 20
+/// At most this many requests in flight, as a server's connection limit would.
+let maxInFlight = 1_000
+let requests = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 1_000_000 : 1_000_000
+
+/// What happens to one request.
+enum Kind: Sendable {
+    /// Quick work that finishes well before the one-hour deadline.
+    case normal
+    /// Work of 200 ms against a deadline of 2 ms.
+    case deadline
+    /// Work of 200 ms; the client goes away at once.
+    case disconnect
+
+    init(_ index: Int) {
+        switch index % 20 {
+        case 0: self = .deadline
+        case 1, 2: self = .disconnect
+        default: self = .normal
+        }
+    }
+}
+
+/// Counters, written from any thread.
+final class Stats: Sendable {
+    let started = Atomic<Int>(0)
+    let handled = Atomic<Int>(0)
+    let succeeded = Atomic<Int>(0)
+    let cancelledByDeadline = Atomic<Int>(0)
+    let cancelledByDisconnect = Atomic<Int>(0)
+    let cancelledByShutdown = Atomic<Int>(0)
+    let handlersRun = Atomic<Int>(0)
+    let ranTwice = Atomic<Int>(0)
+    let wrongOutcome = Atomic<Int>(0)
+
+    func count(_ counter: borrowing Atomic<Int>) {
+        counter.add(1, ordering: .relaxed)
+    }
+}
+
+/// A flag that tells whether something ran before.
+final class Once: Sendable {
+    private let ran = Atomic<Bool>(false)
+
+    /// True the first time only.
+    func enter() -> Bool { !ran.exchange(true, ordering: .relaxed) }
+}
+
+/// The resident set in bytes, from /proc/self/statm (0 where there is none).
+func residentBytes() -> Int {
+    let file = open("/proc/self/statm", O_RDONLY)
+    guard file >= 0 else { return 0 }
+    defer { close(file) }
+    var buffer = [UInt8](repeating: 0, count: 128)
+    let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
+    guard count > 0 else { return 0 }
+    let fields = String(decoding: buffer[..<count], as: UTF8.self).split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+func megabytes(_ bytes: Int) -> String {
+    let tenths = (bytes * 10) >> 20
+    return "\(tenths / 10).\(tenths % 10) MB"
+}
+
+let stats = Stats()
+let shutdown = CancellationRequest()
+let serial = DispatchQueue(label: "soak.serial")
+let slots = DispatchSemaphore(value: maxInFlight)
+
+/// Starts one request: linked to `shutdown`, with its deadline, its work and its continuations.
+/// Signals `slots` when its last continuation ran.
+func handle(_ index: Int, kind: Kind, work: Duration? = nil) {
+    let request = CancellationRequest(linkedTo: [shutdown.token])
+    request.cancel(after: kind == .deadline ? .milliseconds(2) : .seconds(3_600))
+    let token = request.token
+    let handlerOnce = Once()
+    token.onCancel {
+        stats.count(stats.handlersRun)
+        if !handlerOnce.enter() { stats.count(stats.ranTwice) }
+    }
+    let response: Future<Int>
+    switch (kind, work) {
+    case (_, let work?): response = Future(value: index, after: work, cancellationToken: token)
+    case (.normal, nil): response = Future(on: .default, cancellationToken: token) { index &* 3 }
+    case (_, nil): response = Future(value: index, after: .milliseconds(200), cancellationToken: token)
+    }
+    let body =
+        response
+        .map(on: .default, cancellationToken: token) { $0 &+ 1 }
+        .flatMap(on: serial, cancellationToken: token) { value in Future(value: String(value)) }
+    let completionOnce = Once()
+    body.onComplete(on: serial, cancellationToken: token) { result in
+        defer { slots.signal() }
+        guard completionOnce.enter() else { return stats.count(stats.ranTwice) }
+        stats.count(stats.handled)
+        switch (kind, result) {
+        case (_, .success) where work == nil && kind == .normal: stats.count(stats.succeeded)
+        case (_, .failure(is CancellationError)) where work != nil: stats.count(stats.cancelledByShutdown)
+        case (.deadline, .failure(is CancellationError)): stats.count(stats.cancelledByDeadline)
+        case (.disconnect, .failure(is CancellationError)): stats.count(stats.cancelledByDisconnect)
+        default: stats.count(stats.wrongOutcome)
+        }
+    }
+    if kind == .disconnect {
+        DispatchQueue.global().async { request.cancel() }
+    }
+    stats.count(stats.started)
+}
+
+/// Waits until every request in flight has completed; false if some stay pending past `seconds`.
+func drain(seconds: Int) -> Bool {
+    for taken in 0..<maxInFlight {
+        guard slots.wait(timeout: .now() + .seconds(seconds)) == .success else {
+            for _ in 0..<taken { slots.signal() }
+            return false
+        }
+    }
+    for _ in 0..<maxInFlight { slots.signal() }
+    return true
+}
+
+func report(_ label: String, resident: Int) {
+    let cancelled =
+        stats.cancelledByDeadline.load(ordering: .relaxed) + stats.cancelledByDisconnect.load(ordering: .relaxed)
+    print(
+        "\(label): \(stats.handled.load(ordering: .relaxed)) handled, \(cancelled) cancelled "
+            + "(\(stats.cancelledByDeadline.load(ordering: .relaxed)) deadline, "
+            + "\(stats.cancelledByDisconnect.load(ordering: .relaxed)) disconnect), "
+            + "\(stats.handlersRun.load(ordering: .relaxed)) handlers run, resident \(megabytes(resident))"
+    )
+}
+
+// MARK: - The run
+
+let started = ContinuousClock.now
+var checkpoints: [Int] = []
+var failures: [String] = []
+let checkpointEvery = max(requests / 10, 1)
+for index in 0..<requests {
+    slots.wait()
+    handle(index, kind: Kind(index))
+    if (index + 1) % checkpointEvery == 0 {
+        let resident = residentBytes()
+        checkpoints.append(resident)
+        report("checkpoint \(checkpoints.count) at \(index + 1) requests", resident: resident)
+    }
+}
+if !drain(seconds: 60) { failures.append("requests still pending 60 s after the last one started") }
+
+// Graceful shutdown: a last batch of slow requests, cancelled by the shutdown token alone.
+let lastBatch = 100
+for index in 0..<lastBatch {
+    slots.wait()
+    handle(requests + index, kind: .normal, work: .seconds(3_600))
+}
+shutdown.cancel()
+if !drain(seconds: 60) { failures.append("requests still pending 60 s after the shutdown") }
+
+let resident = residentBytes()
+report("done in \(ContinuousClock.now - started)", resident: resident)
+print("shutdown cancelled \(stats.cancelledByShutdown.load(ordering: .relaxed)) of \(lastBatch) in flight")
+
+// MARK: - Checks
+
+let total = requests + lastBatch
+let kinds = (0..<requests).map(Kind.init)
+let deadlines = kinds.filter { $0 == .deadline }.count
+let disconnects = kinds.filter { $0 == .disconnect }.count
+if stats.handled.load(ordering: .relaxed) != total {
+    failures.append("\(total - stats.handled.load(ordering: .relaxed)) of \(total) requests never completed")
+}
+if stats.ranTwice.load(ordering: .relaxed) != 0 {
+    failures.append("\(stats.ranTwice.load(ordering: .relaxed)) handlers or continuations ran twice")
+}
+if stats.wrongOutcome.load(ordering: .relaxed) != 0 {
+    failures.append("\(stats.wrongOutcome.load(ordering: .relaxed)) requests ended with an outcome their kind excludes")
+}
+if stats.cancelledByShutdown.load(ordering: .relaxed) != lastBatch {
+    failures.append("the shutdown cancelled \(stats.cancelledByShutdown.load(ordering: .relaxed)) of \(lastBatch)")
+}
+// Every cancelled request ran its one handler: the deadline and disconnect kinds and the last batch.
+if stats.handlersRun.load(ordering: .relaxed) != deadlines + disconnects + lastBatch {
+    failures.append(
+        "\(stats.handlersRun.load(ordering: .relaxed)) cancellation handlers ran, expected "
+            + "\(deadlines + disconnects + lastBatch)"
+    )
+}
+if checkpoints.count > 1, let warm = checkpoints.first, let peak = checkpoints.dropFirst().max(),
+    peak - warm > memoryBound
+{
+    failures.append(
+        "resident set grew by \(megabytes(peak - warm)) after warm-up (\(megabytes(warm)) → \(megabytes(peak))), "
+            + "more than \(megabytes(memoryBound))"
+    )
+}
+if failures.isEmpty {
+    print("soak passed: \(total) requests, growth after warm-up within \(megabytes(memoryBound))")
+} else {
+    for failure in failures { print("soak FAILED: \(failure)") }
+    exit(1)
+}

@@ -1,0 +1,134 @@
+import Cancellation
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// Races between the last observer of a request going away and what can still cancel it: a source
+/// of a linked request cancelling, a source being deallocated, a timer firing. Each handler runs at
+/// most once, nothing crashes, and nothing is left on the sources. `make stress` repeats them
+/// (`--filter Race`); run them under `make tsan` and `make asan` after changing lifetimes.
+@Suite(.timeLimit(.minutes(3)))
+struct LifetimeRaceTests {
+    /// The last token and registration of a linked request, dropped by one thread while another
+    /// cancels (or deallocates) the source.
+    final class LinkedRound: Sendable {
+        let source = Lock<CancellationRequest?>(CancellationRequest())
+        let sourceToken: CancellationToken
+        let observers: Lock<(CancellationToken, CancellationRegistration)?>
+        let runs = Counter()
+        let released = DeinitCounter()
+
+        init() {
+            sourceToken = source.withLock { $0!.token }
+            // The request itself is dropped at once: only its token and a registration observe it.
+            let token = CancellationRequest(linkedTo: [sourceToken]).token
+            let tracked = released.make()
+            let runs = runs
+            let registration = token.onCancel {
+                tracked.touch()
+                runs.increment()
+            }
+            observers = Lock((token, registration))
+        }
+
+        /// Drops the last token and registration, outside the lock (the core's `deinit` runs here).
+        func dropObservers() {
+            let observers = observers.withLock { $0.take() }
+            _ = consume observers
+        }
+
+        func dropSource() {
+            let source = source.withLock { $0.take() }
+            _ = consume source
+        }
+
+        func cancelSource() {
+            source.withLock { $0 }?.cancel()
+        }
+    }
+
+    @Test func `Race: the last token dropped vs the source cancelling: the handler runs at most once`() async {
+        let failures = await race(
+            iterations: Stress.cheap,
+            setup: { LinkedRound() },
+            actions: [{ $0.dropObservers() }, { $0.cancelSource() }],
+            check: { round in
+                if round.runs.value > 1 { return "ran \(round.runs.value) times" }
+                if round.released.deallocated != 1 { return "the handler was not released" }
+                if round.sourceToken.registrationCount != 0 { return "the link stayed on the source" }
+                return nil
+            }
+        )
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    @Test func `Race: the last token dropped vs the source deallocated: nothing runs, everything is released`() async {
+        let failures = await race(
+            iterations: Stress.cheap,
+            setup: { LinkedRound() },
+            actions: [{ $0.dropObservers() }, { $0.dropSource() }],
+            check: { round in
+                if round.runs.value != 0 { return "ran \(round.runs.value) times" }
+                if round.released.deallocated != 1 { return "the handler was not released" }
+                return nil
+            }
+        )
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    @Test func `Race: the source cancelling vs the source deallocated vs the linked token dropped`() async {
+        let failures = await race(
+            iterations: Stress.cheap,
+            setup: { LinkedRound() },
+            actions: [{ $0.dropObservers() }, { $0.cancelSource() }, { $0.dropSource() }],
+            check: { round in
+                if round.runs.value > 1 { return "ran \(round.runs.value) times" }
+                if round.released.deallocated != 1 { return "the handler was not released" }
+                return nil
+            }
+        )
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    /// The last token and registration of a request whose timer is about to fire.
+    final class TimerRound: Sendable {
+        let observers: Lock<(CancellationToken, CancellationRegistration)?>
+        let runs = Counter()
+        let released = DeinitCounter()
+
+        init() {
+            let token = CancellationRequest(cancelAfter: .microseconds(20)).token
+            let tracked = released.make()
+            let runs = runs
+            let registration = token.onCancel {
+                tracked.touch()
+                runs.increment()
+            }
+            observers = Lock((token, registration))
+        }
+
+        func dropObservers() {
+            let observers = observers.withLock { $0.take() }
+            _ = consume observers
+        }
+    }
+
+    @Test func `Race: the last token dropped vs the timer firing: the handler runs at most once`() async {
+        let failures = await race(
+            iterations: Stress.heavy,
+            setup: { TimerRound() },
+            actions: [{ $0.dropObservers() }],
+            check: { round in
+                // The timer's thread may still be running the handler: wait until it is released.
+                let clock = ContinuousClock()
+                let deadline = clock.now + .seconds(10)
+                while round.released.deallocated == 0, clock.now < deadline { sched_yield() }
+                if round.runs.value > 1 { return "ran \(round.runs.value) times" }
+                if round.released.deallocated != 1 { return "the handler was not released" }
+                return nil
+            }
+        )
+        #expect(failures.isEmpty, "\(failures)")
+    }
+}

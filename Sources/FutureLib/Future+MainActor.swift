@@ -176,20 +176,20 @@ extension Future {
     /// - Parameters:
     ///   - context: `.mainActor`.
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
-    ///   - success: Turns the value into the new value.
-    ///   - failure: Turns the error into the new error.
+    ///   - success: Turns the value into the new value, or throws the error to fail with.
+    ///   - failure: Turns the error into the new error (returned or thrown: the same).
     /// - Returns: A future of the transformed value or error.
     public func transform<U: Sendable>(
         on context: MainActorExecutionContext,
         cancellationToken: CancellationToken = .none,
         success: @escaping @MainActor (Value) throws -> U,
-        failure: @escaping @MainActor (any Error) -> any Error
+        failure: @escaping @MainActor (any Error) throws -> any Error
     ) -> Future<U> {
         transform(
             on: context.queue,
             cancellationToken: cancellationToken,
             success: { value in try MainActor.assumeIsolated { try success(value) } },
-            failure: { error in MainActor.assumeIsolated { failure(error) } }
+            failure: { error in try MainActor.assumeIsolated { try failure(error) } }
         )
     }
 
@@ -252,6 +252,7 @@ extension Future {
     ///     and then `sideEffect` is not called.
     ///   - sideEffect: Observes the result.
     /// - Returns: A future of the same result.
+    @discardableResult
     public func andThen(
         on context: MainActorExecutionContext,
         cancellationToken: CancellationToken = .none,

@@ -26,7 +26,7 @@ extension Future {
     ///   stops the wait, never the cleanup.
     ///
     /// ### `ensure` and `andThen`
-    /// ``andThen(on:cancellationToken:_:)`` also runs for a value and for an error, but it is a
+    /// ``andThen(on:cancellationToken:_:)-(ExecutionContext,_,_)`` also runs for a value and for an error, but it is a
     /// combinator like the others: its own token cancelled first skips its closure. `ensure` is the
     /// one whose closure runs on that outcome too.
     ///
@@ -62,7 +62,7 @@ extension Future {
     /// ```
     ///
     /// ### Semantics
-    /// As ``ensure(on:cancellationToken:_:)-(_,_,()->Void)``; `cleanup` runs in a task of its own
+    /// As ``ensure(on:cancellationToken:_:)-7osj1``; `cleanup` runs in a task of its own
     /// whose jobs run on `context` (`.default` and `.synchronous` mean FutureLib's threads, never
     /// Swift's cooperative pool). The token does not cancel that task: cleanup is not work to
     /// abandon. The new future completes after `cleanup` returned, or at once with
@@ -95,7 +95,7 @@ extension Future {
     /// ```
     ///
     /// ### Semantics
-    /// As ``ensure(on:cancellationToken:_:)-(_,_,()->Void)``; `cleanup` runs on the main actor.
+    /// As ``ensure(on:cancellationToken:_:)-7osj1``; `cleanup` runs on the main actor.
     ///
     /// - Parameters:
     ///   - context: `.mainActor`.
@@ -129,7 +129,7 @@ extension Future {
     /// ```
     ///
     /// ### Semantics
-    /// As ``ensure(on:cancellationToken:_:)-(_,_,()async->Void)``; the task runs on the main actor.
+    /// As ``ensure(on:cancellationToken:_:)-tz5j``; the task runs on the main actor.
     ///
     /// - Parameters:
     ///   - context: `.mainActor`.

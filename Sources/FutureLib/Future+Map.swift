@@ -98,7 +98,7 @@ extension Future {
     /// The two sides are symmetric: each closure maps its own side (a value to a new value, an
     /// error to a new error), and each may throw, which fails the new future with the thrown
     /// error. Neither side can cross over: to turn a failure into a value, use
-    /// ``recover(on:cancellationToken:_:)``, or ``transform(on:cancellationToken:_:)`` for both directions.
+    /// ``recover(on:cancellationToken:policy:_:)-1pnec``, or ``transform(on:cancellationToken:_:)-(ExecutionContext,_,_)`` for both directions.
     ///
     /// ```swift
     /// let reply = fetchUser(id).transform(success: { "Hello, \($0.name)" }, failure: { APIError(wrapping: $0) })
@@ -162,16 +162,19 @@ extension Future {
     /// - Parameters:
     ///   - context: Where `transform` runs. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    ///   - policy: Which errors reach `transform`: by default every error but `CancellationError`,
+    ///     which passes on unchanged. See ``ErrorPolicy``.
     ///   - transform: Turns the error into the new error.
     /// - Returns: A future of the same value, or the transformed error.
     @inlinable
     public func mapError(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
         _ transform: @escaping @Sendable (any Error) -> any Error
     ) -> Future<Value> {
         derive(on: context, cancellationToken: cancellationToken) { result, derived in
-            derived.complete(with: result.mapError { transform($0) })
+            derived.complete(with: result.mapError { policy.handles($0) ? transform($0) : $0 })
         }
     }
 
@@ -184,7 +187,7 @@ extension Future {
     /// `sideEffect` runs for a value and for an error (including a source that failed with
     /// `CancellationError`), but not when `cancellationToken` is cancelled first: like every
     /// combinator, `andThen` then fails at once without calling its closure. For cleanup that must
-    /// run on every outcome, its own token's cancellation included, use ``ensure(on:cancellationToken:_:)``.
+    /// run on every outcome, its own token's cancellation included, use ``ensure(on:cancellationToken:_:)-7osj1``.
     ///
     /// ```swift
     /// let data = download(url)

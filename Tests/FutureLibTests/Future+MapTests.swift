@@ -295,9 +295,12 @@ struct FutureMapTests {
         #expect(isCancellation(await awaitOutcome(recovered)))
     }
 
-    @Test("a source that failed with CancellationError is recovered like any failure")
+    @Test("a source that failed with CancellationError passes it on by default; policy .allErrors recovers it")
     func recoverHandlesSourceCancellation() async throws {
-        #expect(try await Future<Int>(error: CancellationError()).recover { _ in 1 }.value() == 1)
+        // Changed deliberately (issue 21): cancellation is not an error to recover from by default.
+        let passed = Future<Int>(error: CancellationError()).recover { _ in 1 }
+        #expect(isCancellation(await awaitOutcome(passed)))
+        #expect(try await Future<Int>(error: CancellationError()).recover(policy: .allErrors) { _ in 1 }.value() == 1)
     }
 
     @Test("the token's handler is released when the combinator completes first")

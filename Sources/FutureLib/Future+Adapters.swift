@@ -119,9 +119,26 @@ extension Future {
     /// let location = Future<Coordinate> { completion in locator.requestOnce(completion) }
     /// ```
     ///
+    /// ### Overload ranking
+    /// Disfavored, so that a function passed by name whose completion takes a `Result` or an
+    /// optional error picks the `Result` or `Void` form and its value type is inferred, with no
+    /// explicit `Future<T>`: such a completion is also a "value" completion (of a `Result`, or of an
+    /// `Error?`), and without the ranking the call was ambiguous. A completion that takes a plain
+    /// value matches only this form and still picks it.
+    ///
+    /// ```swift
+    /// func loadCount(_ completion: @escaping @Sendable (Result<Int, any Error>) -> Void) { completion(.success(3)) }
+    /// func save(_ completion: @escaping @Sendable ((any Error)?) -> Void) { completion(nil) }
+    /// func locate(_ completion: @escaping @Sendable (Double) -> Void) { completion(1.5) }
+    /// let count = Future(method: loadCount)   // Future<Int>
+    /// let saved = Future(method: save)        // Future<Void>
+    /// let spot = Future(method: locate)       // Future<Double>
+    /// ```
+    ///
     /// - Parameters:
     ///   - cancellationToken: Fails the future with `CancellationError` when cancelled first.
     ///   - method: Starts the operation and arranges for `completion` to be called.
+    @_disfavoredOverload
     public convenience init(
         cancellationToken: CancellationToken = .none,
         method: (_ completion: @escaping @Sendable (Value) -> Void) -> Void

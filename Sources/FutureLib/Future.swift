@@ -228,6 +228,8 @@ public final class Future<Value: Sendable>: Sendable {
     @inline(never) @usableFromInline
     func breakPromise() {
         guard let site = withState({ $0.pendingSite }) else { return }  // completed meanwhile
-        complete(with: .failure(FutureError.brokenPromise(createdAt: site)))
+        if complete(with: .failure(FutureError.brokenPromise(createdAt: site))) {
+            FutureDiagnostics.reportBrokenPromise(createdAt: site, valueType: Value.self)  // opt-in; rare path
+        }
     }
 }

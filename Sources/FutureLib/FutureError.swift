@@ -15,12 +15,34 @@
 /// `error as? FutureError == .brokenPromise`, `#expect(throws: FutureError.brokenPromise)` and
 /// `catch FutureError.brokenPromise` work whatever the site.
 public enum FutureError: Error, Equatable, CustomStringConvertible {
-    /// There is no value: `filter` rejected it, `firstCompleted()` had no futures, or a wrapped
-    /// callback reported neither a value nor an error.
+    /// There is no value to give: the operation ended without one and without an error of its own.
+    ///
+    /// One case for one meaning, "nothing to give", reached in four ways, each by a different API,
+    /// so the call that returned the future tells which:
+    ///
+    /// | Where it comes from | Why there is no value |
+    /// |---|---|
+    /// | `filter` | The value failed the test. |
+    /// | `firstCompleted()` on an empty sequence | There was nothing to complete first. |
+    /// | `Future.race([])` | There were no operations to race. |
+    /// | `Future(method:)` / `FutureStream(method:)` with a `(Value?, Error?)` callback | The callback passed `nil` for both. |
     ///
     /// ```swift
     /// let even = Future(value: 3).filter { $0 % 2 == 0 }  // fails with .noSuchElement
     /// ```
+    ///
+    /// ### Telling them apart after composing
+    /// Once futures from several of these are composed, the case alone no longer says which one
+    /// had no value. Name it where it arises, with `mapError` right after the call:
+    ///
+    /// ```swift
+    /// enum LookupError: Error { case notAnAdult }
+    /// let adult = Future(value: 12).filter { $0 >= 18 }
+    ///     .mapError { $0 as? FutureError == .noSuchElement ? LookupError.notAnAdult : $0 }
+    /// ```
+    ///
+    /// The contract fixes this case (`FutureError.noSuchElement`), so it is not split: code that
+    /// catches it keeps working whatever produced it.
     case noSuchElement
     /// The time limit of `value(timeout:)` or `timeout(after:)` passed first.
     ///

@@ -190,7 +190,7 @@ func fromPromiseKit(id: Int, spinner: Spinner, ui: DispatchQueue) -> Future<Imag
     let avatar = fetchUser(id)  // was firstly { fetchUser(id) }
         .flatMap { user in download(user.avatarURL) }  // was .then
         .map { render($0) }  // was .map
-        .andThen(on: ui) { _ in spinner.stop() }  // was .ensure
+        .ensure(on: ui) { spinner.stop() }  // was .ensure
     avatar.onSuccess(on: ui) { image in print(image.bytes.count) }  // was .done
     avatar.onFailure(on: ui) { error in print(error) }  // was .catch
     return avatar

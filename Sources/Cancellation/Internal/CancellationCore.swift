@@ -206,6 +206,20 @@ final class CancellationCore: Sendable {
     var registrationCount: Int {
         state.withLock { $0.registrationCount }
     }
+
+    /// The state as debug descriptions show it, read in one critical section (O(n)).
+    var debugSnapshot: CancellationDebugSnapshot {
+        state.withLock { state in
+            let flags = state.attachmentFlags
+            return CancellationDebugSnapshot(
+                phase: state.phase,
+                handlers: state.registrationCount,
+                hasTimer: flags.hasTimer,
+                isLinked: flags.isLinked,
+                isRequestReleased: flags.isRequestReleased
+            )
+        }
+    }
 }
 
 /// A linked request's handler on its sources: cancels the request, reaching its core weakly.

@@ -36,6 +36,11 @@ struct CancellationState {
     /// How many handlers are stored: O(n), for tests only.
     var registrationCount: Int { handlers.countStored() }
 
+    /// What can still cancel the request besides its object, for debug descriptions only.
+    var attachmentFlags: (hasTimer: Bool, isLinked: Bool, isRequestReleased: Bool) {
+        (attachments?.timer != nil, attachments?.isLinked ?? false, attachments?.isRequestReleased ?? false)
+    }
+
     enum RegisterAction {
         /// The handler is stored under this key.
         case stored(RegistrationList.Key)

@@ -38,8 +38,8 @@ struct FutureDebugDescriptionTests {
 
     @Test func `a stream shows whether it is open, its capacity, the results it keeps and its subscribers`() {
         let promise = StreamPromise<Int>(capacity: 3)
-        promise.success(1)
-        promise.success(2)
+        promise.fulfill(1)
+        promise.fulfill(2)
         promise.stream.onSuccess { _ in }
         #expect(
             String(reflecting: promise.stream)

@@ -18,7 +18,8 @@ struct FutureWithTimeoutTests {
             }
         }()
         await #expect(throws: FutureError.timeout) { try await limited.value() }
-        #expect(handed.value?.isCancellationRequested == true)
+        // The work runs on `.default`: on a loaded machine it may start only after the deadline.
+        #expect(await eventually { handed.value?.isCancellationRequested == true })
         #expect(await eventually { counter.deallocated == 1 })  // the operation was released
         withExtendedLifetime(pending) {}
     }

@@ -86,7 +86,7 @@ struct FutureStreamRecoverTests {
     }
 
     @Test func `Future recoverWith a stream: an error continues with the stream's results and its end`() async {
-        let recovery = StreamPromise<Int>(capacity: 1)
+        let recovery = StreamPromise<Int>(capacity: 2)  // keeps both: the closure subscribes later, on another thread
         recovery.fulfill(1)
         let source = Promise<Int>()
         let stream = source.future.recoverWith(capacity: 4, on: .synchronous) { _ in recovery.stream }

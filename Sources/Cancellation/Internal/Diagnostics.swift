@@ -11,7 +11,7 @@ extension CancellationToken {
 }
 
 extension CancellationRequest {
-    /// How many timers of the system clock are armed and not yet stopped and released, process-wide.
+    /// How many timers of the system clock exist (made, not yet released by their request), process-wide.
     package static var pendingTimerCount: Int {
         SystemClock.pending.load(ordering: .relaxed)
     }

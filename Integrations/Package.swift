@@ -87,6 +87,8 @@ let package = Package(
             dependencies: [
                 "FutureLibNIO",
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // NIO's lock, which ThreadSanitizer sees (the standard library's `Mutex` it does not, on Linux).
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -97,6 +99,7 @@ let package = Package(
                 "IntegrationsTestSupport",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

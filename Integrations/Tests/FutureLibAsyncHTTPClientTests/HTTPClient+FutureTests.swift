@@ -3,6 +3,7 @@ import Dispatch
 import FutureLib
 import FutureLibAsyncHTTPClient
 import IntegrationsTestSupport
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import Synchronization
@@ -122,9 +123,9 @@ struct HTTPClientFutureTests {
     func raceCompletesExactlyOnce() async throws {
         // The iteration's request, cancelled from another thread the moment the server reads the request head:
         // the cancellation then races the response on the wire.
-        let current = Mutex<CancellationRequest?>(nil)
+        let current = NIOLockedValueBox<CancellationRequest?>(nil)
         let onEvent: @Sendable (LoopbackHTTPServer.Event) -> Void = { event in
-            guard case .request = event, let request = current.withLock({ $0 }) else { return }
+            guard case .request = event, let request = current.withLockedValue({ $0 }) else { return }
             DispatchQueue.global().async { request.cancel() }
         }
         try await withServerAndClient(onEvent: onEvent) { server, client in
@@ -135,7 +136,7 @@ struct HTTPClientFutureTests {
                 let request = CancellationRequest()
                 // 0: cancelled right after the call; 1: when the server reads the request; 2: after completion.
                 let mode = index % 3
-                if mode == 1 { current.withLock { $0 = request } }
+                if mode == 1 { current.withLockedValue { $0 = request } }
                 let future = client.execute(server.url("/fast"), upTo: 1024, cancellationToken: request.token)
                 let calls = Atomic(0)
                 let observed = Promise<Result<HTTPClientResponse, any Error>>()
@@ -146,7 +147,7 @@ struct HTTPClientFutureTests {
                 if mode == 0 { request.cancel() }
                 let result = try await observed.future.value()
                 if mode == 2 { request.cancel() }  // too late: the result stays
-                current.withLock { $0 = nil }
+                current.withLockedValue { $0 = nil }
                 switch result {
                 case .success(let response):
                     #expect(try await response.body.collect(upTo: 1024) == ByteBuffer(string: "ok"))
@@ -170,10 +171,10 @@ struct HTTPClientFutureTests {
     func noLeaksAfterManyCancelledRequests() async throws {
         let count = Int(Environment.value("FUTURELIB_HTTP_CANCELLED_REQUESTS") ?? "") ?? 10_000
         // Requests in flight, by the id in their query, cancelled from another thread when the server reads them.
-        let inFlight = Mutex<[Int: CancellationRequest]>([:])
+        let inFlight = NIOLockedValueBox<[Int: CancellationRequest]>([:])
         let onEvent: @Sendable (LoopbackHTTPServer.Event) -> Void = { event in
             guard case .request(_, let uri) = event, let id = Int(uri.split(separator: "id=").last ?? ""),
-                let request = inFlight.withLock({ $0.removeValue(forKey: id) })
+                let request = inFlight.withLockedValue({ $0.removeValue(forKey: id) })
             else { return }
             DispatchQueue.global().async { request.cancel() }
         }
@@ -188,7 +189,7 @@ struct HTTPClientFutureTests {
                     let request = CancellationRequest(linkedTo: [shutdown.token])
                     // 0: cancelled at once (queued or connecting); 1: waiting for the head; 2: in the body.
                     let phase = id % 3
-                    if phase != 0 { inFlight.withLock { $0[id] = request } }
+                    if phase != 0 { inFlight.withLockedValue { $0[id] = request } }
                     let path = phase == 2 ? "/slow-body?chunks=1000&ms=50" : "/slow-head?ms=600000"
                     futures.append(
                         client.execute(server.url("\(path)&id=\(id)"), upTo: 1 << 30, cancellationToken: request.token)

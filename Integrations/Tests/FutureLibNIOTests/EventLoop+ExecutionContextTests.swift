@@ -1,5 +1,6 @@
 import FutureLib
 import FutureLibNIO
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -23,14 +24,14 @@ struct EventLoopExecutionContextTests {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let loop = group.next()
         let promise = Promise<Int>()
-        let seen = Mutex<[Int]>([])
+        let seen = NIOLockedValueBox<[Int]>([])
         let offLoop = Atomic(0)
         let done = Promise<Void>()
         let count = 100
         for index in 0..<count {
             promise.future.onSuccess(on: .eventLoop(loop)) { value in
                 if !loop.inEventLoop { offLoop.add(1, ordering: .relaxed) }
-                let all = seen.withLock {
+                let all = seen.withLockedValue {
                     $0.append(index + value)
                     return $0.count
                 }
@@ -40,7 +41,7 @@ struct EventLoopExecutionContextTests {
         promise.fulfill(0)
         try await done.future.value()
         #expect(offLoop.load(ordering: .relaxed) == 0)
-        #expect(seen.withLock { $0 } == Array(0..<count))
+        #expect(seen.withLockedValue { $0 } == Array(0..<count))
         try await group.shutdownGracefully()
     }
 

@@ -102,17 +102,13 @@ extension Future {
         cancellationToken: CancellationToken,
         _ step: @escaping @Sendable (Result<Value, any Error>) -> AsyncStep<U>
     ) -> Future<U> {
-        let derived = Future<U>()
-        if derived.failIfCancelled(cancellationToken) { return derived }
-        onComplete(on: .synchronous, cancellationToken: cancellationToken) { result in
-            // The token's CancellationError, or a result that came first but after the token: no step.
-            if derived.failIfCancelled(cancellationToken) { return }
+        // The one derive path: the new future owns the token registration until `step` has run.
+        derive(Future<U>(), target: .synchronous, cancellationToken: cancellationToken) { result, derived in
             switch step(result) {
             case .done(let result): derived.complete(with: result)
             case .run(let work): derived.run(at: placement, cancellationToken: cancellationToken, work)
             }
         }
-        return derived
     }
 }
 

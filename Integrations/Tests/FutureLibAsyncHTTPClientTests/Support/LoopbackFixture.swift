@@ -3,9 +3,9 @@ import AsyncHTTPClient
 import FutureLib
 import FutureLibAsyncHTTPClient
 import IntegrationsTestSupport
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -50,7 +50,7 @@ final class TrackingClient: Sendable {
     }
 
     let client: HTTPClient
-    private let references = Mutex<[Weak]>([])
+    private let references = NIOLockedValueBox<[Weak]>([])
 
     init(_ client: HTTPClient) {
         self.client = client
@@ -65,7 +65,7 @@ final class TrackingClient: Sendable {
             upTo: maxBytes,
             cancellationToken: cancellationToken
         )
-        references.withLock { $0.append(Weak(future)) }
+        references.withLockedValue { $0.append(Weak(future)) }
         return future
     }
 
@@ -76,7 +76,7 @@ final class TrackingClient: Sendable {
             timeout: .seconds(600),
             cancellationToken: cancellationToken
         )
-        references.withLock { $0.append(Weak(future)) }
+        references.withLockedValue { $0.append(Weak(future)) }
         return future
     }
 
@@ -84,7 +84,7 @@ final class TrackingClient: Sendable {
     /// futures are still alive.
     func waitUntilLive(atMost limit: Int) async -> Bool {
         for _ in 0..<6000 {
-            if references.withLock({ $0.count { $0.future != nil } }) <= limit { return true }
+            if references.withLockedValue({ $0.count { $0.future != nil } }) <= limit { return true }
             try? await Task.sleep(for: .milliseconds(10))
         }
         return false

@@ -25,6 +25,8 @@ demo: ## Run the demo: futures and tokens doing their main job
 	$(SWIFT) run -c release Demo
 
 integrations-test: ## Build and test the Integrations/ package (SwiftNIO, AsyncHTTPClient, ServiceLifecycle), warnings as errors
+	cd Integrations && $(SWIFT) build --build-tests $(TEST_FLAGS)
+	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py --integrations
 	cd Integrations && $(SWIFT) test $(TEST_FLAGS)
 
 demo-server: ## Run the server-side demo: AsyncHTTPClient requests cancelled by deadlines and graceful shutdown

@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """Compiles every ```swift block of the documentation, so that a guide cannot drift from the API.
 
-    python3 Scripts/check-doc-snippets.py [--modules DIR] [--keep-warnings] [--list]
+    python3 Scripts/check-doc-snippets.py [--integrations] [--modules DIR] [--keep-warnings] [--list]
+
+`make test` runs it on the root package's blocks; `make integrations-test` runs it with
+`--integrations` on the blocks about the nested Integrations/ package (Documentation/ServerSideSwift.md,
+Integrations/README.md, the doc comments of Integrations/Sources, and any block fenced
+```swift integrations), against that package's build, whose modules they import.
 
 Where the blocks come from: README.md, Documentation/*.md, the DocC catalogs
 (Sources/*/*.docc/**/*.md) and the `///` doc comments of Sources/**/*.swift.
@@ -46,7 +51,27 @@ import time
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 OUTPUT = os.path.join(ROOT, ".build-snippets")
 PRELUDE = os.path.join(ROOT, "Scripts", "snippet-prelude")
-KNOWN_ATTRIBUTES = {"no-compile"}
+KNOWN_ATTRIBUTES = {"no-compile", "integrations"}
+# Documents about the nested Integrations/ package: their blocks import SwiftNIO, AsyncHTTPClient and
+# swift-service-lifecycle, so they are compiled against that package's build (`--integrations`, run by
+# `make integrations-test`), as is any other block fenced ```swift integrations.
+INTEGRATIONS_DOCUMENTS = {"Documentation/ServerSideSwift.md", "Integrations/README.md"}
+INTEGRATIONS_IMPORTS = [
+    "import AsyncHTTPClient",
+    "import Dispatch",
+    "import Foundation",
+    "import FutureLib",
+    "import FutureLibAsyncHTTPClient",
+    "import FutureLibNIO",
+    "import FutureLibServiceLifecycle",
+    "import Logging",
+    "import NIOCore",
+    "import NIOHTTP1",
+    "import NIOPosix",
+    "import ServiceLifecycle",
+    "import Synchronization",
+    "import Testing",
+]
 # Imported by every generated file (a block's own imports are added to these).
 IMPORTS = [
     "import ChecksumExample",
@@ -119,11 +144,22 @@ def doc_comment_blocks(path):
 
 def documents():
     """Every file that may hold blocks, in a stable order."""
-    paths = [os.path.join(ROOT, "README.md")]
+    paths = [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "Integrations", "README.md")]
     paths += sorted(glob.glob(os.path.join(ROOT, "Documentation", "*.md")))
     paths += sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "*.docc", "**", "*.md"), recursive=True))
     sources = sorted(glob.glob(os.path.join(ROOT, "Sources", "**", "*.swift"), recursive=True))
-    return [(path, markdown_blocks) for path in paths] + [(path, doc_comment_blocks) for path in sources]
+    sources += sorted(glob.glob(os.path.join(ROOT, "Integrations", "Sources", "**", "*.swift"), recursive=True))
+    return [(path, markdown_blocks) for path in paths if os.path.exists(path)] + [
+        (path, doc_comment_blocks) for path in sources
+    ]
+
+
+def belongs_to_integrations(block):
+    return (
+        block.path in INTEGRATIONS_DOCUMENTS
+        or block.path.startswith("Integrations/")
+        or "integrations" in block.attributes
+    )
 
 
 # MARK: - Placing a block
@@ -244,6 +280,11 @@ def main():
     parser.add_argument("--modules", help="the Modules directory of the debug build (default: ask swift build)")
     parser.add_argument("--keep-warnings", action="store_true", help="show the compiler's warnings too")
     parser.add_argument("--list", action="store_true", help="list every block and how it is placed, compile nothing")
+    parser.add_argument(
+        "--integrations",
+        action="store_true",
+        help="compile the blocks about Integrations/ against its debug build instead of the root package's",
+    )
     arguments = parser.parse_args()
     started = time.monotonic()
 
@@ -256,6 +297,7 @@ def main():
             if unknown:
                 fail_setup(f"{block.path}:{block.line - 1}: unknown fence attribute {' '.join(unknown)}"
                            f" (known: {', '.join(sorted(KNOWN_ATTRIBUTES))})")
+        blocks = [block for block in blocks if belongs_to_integrations(block) == arguments.integrations]
         compiled = [block for block in blocks if "no-compile" not in block.attributes]
         skipped += [block for block in blocks if "no-compile" in block.attributes]
         if compiled:
@@ -276,16 +318,35 @@ def main():
     files = []
     for index, (path, blocks) in enumerate(blocks_by_document):
         text, imports = generate(path, blocks)
-        imports = IMPORTS + [line for line in dict.fromkeys(imports) if line not in IMPORTS]
+        base = INTEGRATIONS_IMPORTS if arguments.integrations else IMPORTS
+        imports = base + [line for line in dict.fromkeys(imports) if line not in base]
         name = os.path.join(OUTPUT, f"{index:03}-" + re.sub(r"[^A-Za-z0-9]+", "_", path) + ".swift")
         with open(name, "w") as file:
             file.write("\n".join(imports) + "\n\n" + text)
         files.append(name)
-    prelude = sorted(glob.glob(os.path.join(PRELUDE, "*.swift")))
+    if arguments.integrations:
+        # The shared stubs, and the Integrations/ ones; Documents.swift is about the root's documents.
+        prelude = [os.path.join(PRELUDE, "Prelude.swift")]
+        prelude += sorted(glob.glob(os.path.join(PRELUDE, "Integrations", "*.swift")))
+        package = os.path.join(ROOT, "Integrations")
+    else:
+        prelude = sorted(glob.glob(os.path.join(PRELUDE, "*.swift")))
+        package = ROOT
 
-    modules = arguments.modules or os.path.join(swift_output("build", "--show-bin-path"), "Modules")
+    products = os.path.dirname(arguments.modules) if arguments.modules else swift_output(
+        "build", "--show-bin-path", "--package-path", package
+    )
+    modules = arguments.modules or os.path.join(products, "Modules")
     if not os.path.isdir(modules):
         fail_setup(f"no build products in {modules}: run `swift build` first")
+    # C modules of the dependencies (SwiftNIO's CNIOLinux, …): their module maps sit beside their objects.
+    module_maps = []
+    # Those that a dependency ships in its sources (swift-numerics' _NumericsShims, …) are in its checkout.
+    checkouts = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(products))), "checkouts")
+    shipped = glob.glob(os.path.join(checkouts, "*", "Sources", "*", "include", "module.modulemap"))
+    shipped += glob.glob(os.path.join(checkouts, "*", "Sources", "*", "module.modulemap"))
+    for module_map in sorted(glob.glob(os.path.join(products, "*.build", "module.modulemap"))) + sorted(shipped):
+        module_maps += ["-Xcc", f"-fmodule-map-file={module_map}"]
     command = [
         os.environ.get("SWIFTC", "swiftc"),
         "-swift-version", "6",
@@ -295,9 +356,12 @@ def main():
         "-emit-sil", "-o", os.devnull,
         "-diagnostic-style", "llvm",
         "-I", modules,
+        *module_maps,
         *prelude,
         *files,
     ]  # fmt: skip
+    if arguments.integrations:
+        command += ["-D", "FUTURELIB_SNIPPETS_INTEGRATIONS"]  # Prelude.swift leaves its HTTPClient stub out
     if not arguments.keep_warnings:
         command.append("-suppress-warnings")
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
@@ -318,7 +382,7 @@ def main():
     if output and arguments.keep_warnings:
         print(output)
     print(
-        f"check-doc-snippets: {count} blocks in {len(blocks_by_document)} files compiled"
+        f"check-doc-snippets{' --integrations' if arguments.integrations else ''}: {count} blocks in {len(blocks_by_document)} files compiled"
         f" ({len(skipped)} marked no-compile) in {seconds:.1f} s"
     )
     return 0

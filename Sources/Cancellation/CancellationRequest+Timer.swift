@@ -1,7 +1,7 @@
 package import Dispatch
 
 extension CancellationRequest {
-    /// Creates a request that cancels itself after `delay`.
+    /// Creates a request that cancels itself after `delay`, measured on `clock`.
     ///
     /// The timer starts now. Until it fires it keeps the request cancellable while something can
     /// observe it (the request, a copy of its token, or a registration on it), so the token alone
@@ -15,13 +15,26 @@ extension CancellationRequest {
     /// A delay of zero or less cancels the request before `init` returns. Once the request and
     /// every token and registration of it are gone, the timer is stopped and released at once.
     ///
-    /// - Parameter delay: How long until cancellation. Negative delays count as zero.
-    public convenience init(cancelAfter delay: Duration) {
+    /// ### Clock
+    /// The request keeps `clock` for ``cancel(after:)``. In tests, a ``ManualClock`` makes the
+    /// deadline instant and exact:
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// let request = CancellationRequest(cancelAfter: .seconds(30), clock: clock)
+    /// clock.advance(by: .seconds(30))
+    /// #expect(request.isCancellationRequested)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - delay: How long until cancellation. Negative delays count as zero.
+    ///   - clock: The clock that measures `delay`. Defaults to ``TimerClock/system``.
+    public convenience init(cancelAfter delay: Duration, clock: some TimerClock = .system) {
         self.init()
-        cancel(after: delay)
+        cancel(after: delay, clock: clock)
     }
 
-    /// Arms, or re-arms, a timer that cancels this request after `delay`.
+    /// Arms, or re-arms, a timer that cancels this request after `delay`, on the request's clock.
     ///
     /// ```swift
     /// let request = CancellationRequest()
@@ -29,13 +42,17 @@ extension CancellationRequest {
     /// request.cancel(after: .seconds(30))  // ...pushed back on activity: the last call wins
     /// ```
     ///
+    /// The request's clock is the one its timer was armed on (``init(cancelAfter:clock:)`` or
+    /// ``cancel(after:clock:)``), or ``TimerClock/system`` when it has none yet.
+    ///
     /// ### Semantics
     /// - A later call replaces the pending deadline, earlier or later: the last call wins.
     /// - After the request is cancelled it does nothing.
     /// - A delay of zero or less cancels at once, on this thread. Negative delays count as zero.
-    /// - The timer fires on FutureLib's serial timer queue, which has a thread of its own (not the
-    ///   cooperative pool, not `DispatchQueue.global()`), and runs the handlers there: keep them
-    ///   short, a slow handler delays the timers behind it.
+    /// - On the system clock the timer fires on FutureLib's serial timer queue, which has a
+    ///   thread of its own (not the cooperative pool, not `DispatchQueue.global()`), and runs the
+    ///   handlers there: keep them short, a slow handler delays the timers behind it. On a
+    ///   ``ManualClock`` it fires inside ``ManualClock/advance(by:)``.
     /// - A pending timer keeps the request cancellable while the request, a copy of its token or
     ///   a registration on it is alive, never longer: once they are all gone, it is stopped and
     ///   released at once. ``cancel()`` stops it too.
@@ -46,7 +63,32 @@ extension CancellationRequest {
             cancel()
             return
         }
-        core.arm(at: .now() + delay.dispatchInterval)
+        core.arm(after: delay, on: nil)
+    }
+
+    /// Arms, or re-arms, a timer that cancels this request after `delay`, measured on `clock`.
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// let request = CancellationRequest()
+    /// request.cancel(after: .seconds(5), clock: clock)
+    /// request.cancel(after: .seconds(10))  // re-armed on the same clock
+    /// clock.advance(by: .seconds(10))
+    /// #expect(request.isCancellationRequested)
+    /// ```
+    ///
+    /// Exactly like ``cancel(after:)``, and `clock` becomes the request's clock: a pending
+    /// timer on another clock is stopped and replaced.
+    ///
+    /// - Parameters:
+    ///   - delay: How long from now until cancellation. Negative delays count as zero.
+    ///   - clock: The clock that measures `delay`.
+    public func cancel(after delay: Duration, clock: some TimerClock) {
+        guard delay > .zero else {
+            cancel()
+            return
+        }
+        core.arm(after: delay, on: clock)
     }
 }
 

@@ -12,6 +12,8 @@ import Synchronization
 /// ### Semantics
 /// - Jobs start in submission order (FIFO).
 /// - A slot frees when a job returns; the next queued job then starts on the base context.
+/// - The queue keeps a job only until it starts: a job that ran, and what it captured, is
+///   released even while later jobs still wait.
 /// - ``maxConcurrency`` can be raised or lowered at any time: raising starts queued jobs at once,
 ///   lowering lets running jobs finish and starts new ones only below the new cap.
 /// - A job is the synchronous closure: work that returns a future and goes on asynchronously

@@ -78,14 +78,18 @@ extension Future {
     /// - Parameters:
     ///   - actor: The actor `f` is isolated to.
     ///   - cancellationToken: Removes `f` early; it then gets `CancellationError`.
+    ///   - policy: Which failures reach `f`: by default every error but a `CancellationError` that
+    ///     the future failed with (the token's own `CancellationError` always does). See ``ErrorPolicy``.
     ///   - f: The continuation; its first parameter is `actor`, isolated.
     public func onFailure<A: Actor>(
         on actor: A,
         cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
         _ f: @escaping @Sendable (isolated A, any Error) -> Void
     ) {
         onComplete(at: .pool, cancellationToken: cancellationToken) { result in
-            if case .failure(let error) = result { await f(actor, error) }
+            guard case .failure(let error) = result else { return }
+            if policy.handles(error) || cancellationToken.isCancellationRequested { await f(actor, error) }
         }
     }
 

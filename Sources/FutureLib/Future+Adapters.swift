@@ -54,7 +54,7 @@ extension Future {
         ) -> Void
     ) {
         self.init()
-        adapt(cancellationToken) { [self] token in
+        startAdapted(cancellationToken) { [self] token in
             method(
                 { [self] value, error in
                     if let error {
@@ -105,10 +105,12 @@ extension Future {
             _ completion: @escaping @Sendable (Result<Value, any Error>) -> Void, _ cancellationToken: CancellationToken
         ) -> Void
     ) {
-        self.init()
-        adapt(cancellationToken) { [self] token in
-            method({ [self] in complete(with: $0) }, token)
-        }
+        self.init(
+            cancellationToken: cancellationToken,
+            adapting: { complete, token in
+                method({ _ = complete($0) }, token)
+            }
+        )
     }
 
     /// Wraps an API that calls back with a value and cannot fail.
@@ -117,41 +119,40 @@ extension Future {
     /// let location = Future<Coordinate> { completion in locator.requestOnce(completion) }
     /// ```
     ///
+    /// ### Overload ranking
+    /// Disfavored, so that a function passed by name whose completion takes a `Result` or an
+    /// optional error picks the `Result` or `Void` form and its value type is inferred, with no
+    /// explicit `Future<T>`: such a completion is also a "value" completion (of a `Result`, or of an
+    /// `Error?`), and without the ranking the call was ambiguous. A completion that takes a plain
+    /// value matches only this form and still picks it.
+    ///
+    /// ```swift
+    /// func loadCount(_ completion: @escaping @Sendable (Result<Int, any Error>) -> Void) { completion(.success(3)) }
+    /// func save(_ completion: @escaping @Sendable ((any Error)?) -> Void) { completion(nil) }
+    /// func locate(_ completion: @escaping @Sendable (Double) -> Void) { completion(1.5) }
+    /// let count = Future(method: loadCount)   // Future<Int>
+    /// let saved = Future(method: save)        // Future<Void>
+    /// let spot = Future(method: locate)       // Future<Double>
+    /// ```
+    ///
     /// - Parameters:
     ///   - cancellationToken: Fails the future with `CancellationError` when cancelled first.
     ///   - method: Starts the operation and arranges for `completion` to be called.
+    @_disfavoredOverload
     public convenience init(
         cancellationToken: CancellationToken = .none,
         method: (_ completion: @escaping @Sendable (Value) -> Void) -> Void
     ) {
-        self.init()
-        adapt(cancellationToken) { [self] _ in
-            method { [self] in complete(with: .success($0)) }
-        }
+        self.init(
+            cancellationToken: cancellationToken,
+            adapting: { complete, _ in
+                method { _ = complete(.success($0)) }
+            }
+        )
     }
 
     /// Runs `start` with a token that the caller's token cancels and that is dropped (releasing
     /// its handlers) when this future completes.
-    private func adapt(_ cancellationToken: CancellationToken, _ start: (CancellationToken) -> Void) {
-        if failIfCancelled(cancellationToken) { return }
-        guard cancellationToken.canBeCancelled else {
-            start(.none)
-            return
-        }
-        let operation = CancellationRequest()
-        let link = cancellationToken.onCancel { [self] in
-            complete(with: .failure(CancellationError()))
-            operation.cancel()
-        }
-        observe(
-            on: .synchronous,
-            cancellationToken: .none,
-            .result { _ in
-                link.unregister()  // the last reference to `operation` goes with this closure
-            }
-        )
-        start(operation.token)
-    }
 }
 
 extension Future where Value == Void {
@@ -171,6 +172,24 @@ extension Future where Value == Void {
         self.init(cancellationToken: cancellationToken) {
             (completion: @escaping @Sendable (Result<Void, any Error>) -> Void) in
             method { error in completion(error.map { .failure($0) } ?? .success(())) }
+        }
+    }
+}
+
+extension Future {
+    /// The callback adapter behind the `method:` initializers and `FutureLibFoundation`'s
+    /// `URLSession` futures (see `EndedByToken.startAdapted`): `start` gets a function that
+    /// completes the future (true if that call completed it, false if it had ended already, for
+    /// example by its token) and the token to hand to the work.
+    package convenience init(
+        cancellationToken: CancellationToken,
+        adapting start: (
+            _ complete: @escaping @Sendable (Result<Value, any Error>) -> Bool, _ cancellationToken: CancellationToken
+        ) -> Void
+    ) {
+        self.init()
+        startAdapted(cancellationToken) { [self] token in
+            start({ [self] in complete(with: $0) }, token)
         }
     }
 }

@@ -84,15 +84,18 @@ extension Future {
     /// - Parameters:
     ///   - context: Where the task's jobs run. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Cancels the task and fails the new future with `CancellationError`.
+    ///   - policy: Which errors reach `transform`: by default every error but `CancellationError`,
+    ///     which passes on unchanged. See ``ErrorPolicy``.
     ///   - transform: Turns the error into a value, or throws the error to fail with.
     /// - Returns: A future that succeeds with the value or the recovered value.
     public func recover(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
         _ transform: @escaping @Sendable @concurrent (any Error) async throws -> Value
     ) -> Future<Value> {
         deriveAsync(at: .on(context), cancellationToken: cancellationToken) { result in
-            result.asyncRecoveryStep { error in try await transform(error) }
+            result.asyncRecoveryStep(policy: policy) { error in try await transform(error) }
         }
     }
 
@@ -108,15 +111,18 @@ extension Future {
     /// - Parameters:
     ///   - context: Where the task's jobs run. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Cancels the task and fails the new future with `CancellationError`.
+    ///   - policy: Which errors reach `transform`: by default every error but `CancellationError`,
+    ///     which passes on unchanged. See ``ErrorPolicy``.
     ///   - transform: Starts the fallback.
     /// - Returns: A future of the value, or of the fallback's result.
     public func recoverWith(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
         _ transform: @escaping @Sendable @concurrent (any Error) async throws -> Future<Value>
     ) -> Future<Value> {
         deriveAsync(at: .on(context), cancellationToken: cancellationToken) { result in
-            result.asyncRecoveryStep { error in try await transform(error).value() }
+            result.asyncRecoveryStep(policy: policy) { error in try await transform(error).value() }
         }
     }
 
@@ -208,11 +214,15 @@ extension Result where Success: Sendable, Failure == any Error {
         }
     }
 
-    /// `recover`'s step: a value passes on at once; a failure runs `transform` in a task.
-    func asyncRecoveryStep(_ transform: @escaping @Sendable (any Error) async throws -> Success) -> AsyncStep<Success> {
+    /// `recover`'s step: a value, or an error `policy` leaves alone, passes on at once; a failure
+    /// runs `transform` in a task.
+    func asyncRecoveryStep(
+        policy: ErrorPolicy,
+        _ transform: @escaping @Sendable (any Error) async throws -> Success
+    ) -> AsyncStep<Success> {
         switch self {
-        case .success: .done(self)
-        case .failure(let error): .run { try await transform(error) }
+        case .failure(let error) where policy.handles(error): .run { try await transform(error) }
+        case .success, .failure: .done(self)
         }
     }
 }

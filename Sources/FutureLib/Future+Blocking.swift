@@ -36,49 +36,26 @@ extension Future {
     /// this likely cause and the fix — once per process — and goes on waiting.
     ///
     /// ### Deadlock detection
-    /// When this future's completion is queued on the `DispatchQueue` that the calling thread is
-    /// running on (`Future(on: queue) { … }` or a combinator such as `map(on: queue)` whose source
-    /// has completed), the work cannot start until this call returns if the queue is serial. Then
-    /// `value()` throws ``FutureError/deadlock(queue:)``, naming the queue, instead of hanging:
-    /// at once on the main queue, and on other queues once the work has not started within about a
-    /// second (FutureLib cannot tell a serial queue from a concurrent one, where the work starts on
-    /// another thread meanwhile and `value()` returns normally).
-    ///
-    /// Not detected (these still hang): a completion that is queued only after `value()` started
-    /// waiting (its source was still pending); a queue step further up the chain
-    /// (`Future(on: queue) { … }.map { … }.value()`); promises fulfilled by code you submit to the
-    /// queue yourself; `value(timeout:)` and `wait(timeout:)`, which end at their deadline anyway.
+    /// Called on the main queue (or the main actor) for a future whose completing work is queued on
+    /// the main queue (`Future(on: DispatchQueue.main) { … }`, `map(on: DispatchQueue.main)` and the
+    /// other combinators, whether or not their source has completed yet), `value()` throws
+    /// ``FutureError/deadlock(queue:)`` at once instead of hanging. Blocking any other serial queue
+    /// on its own work is not detected (FutureLib cannot tell a serial queue from a concurrent
+    /// one): use `try await future.value()`, or `value(timeout:)`, there.
     ///
     /// - Returns: The value.
     /// - Throws: The future's error: `CancellationError` if it was cancelled,
     ///   ``FutureError/brokenPromise`` if its promise was dropped; ``FutureError/deadlock(queue:)``
-    ///   if it would wait forever on the serial queue its completion needs.
+    ///   if it would block the main queue on work that needs the main queue.
     @available(*, noasync, message: "value() blocks the thread; use 'try await future.value()' in async code")
     public func value() throws -> Value {
         if let result { return try result.get() }
-        if let queue = QueueCompletion.blockedQueue(completing: self) { return try value(blocking: queue) }
+        if let main = MainQueue.wouldDeadlock(waitingFor: withState({ $0.completingQueue })) {
+            throw FutureError.deadlock(queue: main.label)
+        }
         let semaphore = DispatchSemaphore(value: 0)
         observe(on: .synchronous, cancellationToken: .none, .result { _ in semaphore.signal() })
         WorkerPool.blocking { BlockingDiagnostic.wait(for: semaphore) }
-        return try result!.get()
-    }
-
-    /// `value()` on the queue that this future's queued completion needs: on a serial queue that
-    /// work cannot start while this thread blocks, so after a grace period (none for the main
-    /// queue) in which it did not start, this throws instead of waiting forever.
-    private func value(blocking queue: QueueMark) throws -> Value {
-        let semaphore = DispatchSemaphore(value: 0)
-        let waiter = CancellationRequest()
-        observe(on: .synchronous, cancellationToken: waiter.token, .result { _ in semaphore.signal() })
-        let grace = queue.isMain ? .zero : QueueCompletion.grace
-        let deadline = DispatchTime.now() + grace.dispatchInterval
-        if WorkerPool.blocking({ semaphore.wait(timeout: deadline) }) == .timedOut {
-            if !isCompleted, QueueCompletion.isQueued(self, on: queue) {
-                waiter.cancel()  // removes the waiter's continuation
-                throw FutureError.deadlock(queue: queue.label)
-            }
-            WorkerPool.blocking { semaphore.wait() }  // started meanwhile (a concurrent queue): it completes
-        }
         return try result!.get()
     }
 

@@ -68,16 +68,26 @@ extension Future {
     /// As ``onComplete(on:cancellationToken:_:)-xald``, except that `f` is called only for a failure,
     /// including once with `CancellationError` when `cancellationToken` is cancelled first.
     ///
+    /// ### Cancellation is not a failure to report, by default
+    /// A future that failed with `CancellationError` (its work was cancelled) does not call `f`,
+    /// unless `policy` is ``ErrorPolicy/allErrors``: someone chose to stop it. The continuation's
+    /// own token is different: when it fires first, `f` is called once with `CancellationError`,
+    /// whatever the policy.
+    ///
     /// - Parameters:
     ///   - context: Where `f` runs. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Removes `f` early; it then gets `CancellationError`.
+    ///   - policy: Which failures reach `f`: by default every error but a `CancellationError` that
+    ///     the future failed with (the token's own `CancellationError` always does). See ``ErrorPolicy``.
     ///   - f: The continuation.
     @inlinable
     public func onFailure(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
         _ f: @escaping @Sendable (any Error) -> Void
     ) {
+        let f = policy.filtering(f, cancellationToken: cancellationToken)
         observe(on: context, cancellationToken: cancellationToken, .error(f))
     }
 }

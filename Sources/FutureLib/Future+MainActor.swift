@@ -71,19 +71,22 @@ extension Future {
     /// ```
     ///
     /// ### Semantics
-    /// As ``onFailure(on:cancellationToken:_:)``: also called once with `CancellationError`, on
+    /// As ``onFailure(on:cancellationToken:policy:_:)``: also called once with `CancellationError`, on
     /// the main actor, when `cancellationToken` is cancelled first.
     ///
     /// - Parameters:
     ///   - context: `.mainActor`.
     ///   - cancellationToken: Removes `f` early; it then gets `CancellationError`.
+    ///   - policy: Which failures reach `f`: by default every error but a `CancellationError` that
+    ///     the future failed with (the token's own `CancellationError` always does). See ``ErrorPolicy``.
     ///   - f: The continuation.
     public func onFailure(
         on context: MainActorExecutionContext,
         cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
         _ f: @escaping @MainActor (any Error) -> Void
     ) {
-        onFailure(on: context.queue, cancellationToken: cancellationToken) { error in
+        onFailure(on: context.queue, cancellationToken: cancellationToken, policy: policy) { error in
             MainActor.assumeIsolated { f(error) }
         }
     }
@@ -176,20 +179,20 @@ extension Future {
     /// - Parameters:
     ///   - context: `.mainActor`.
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
-    ///   - success: Turns the value into the new value.
-    ///   - failure: Turns the error into the new error.
+    ///   - success: Turns the value into the new value, or throws the error to fail with.
+    ///   - failure: Turns the error into the new error (returned or thrown: the same).
     /// - Returns: A future of the transformed value or error.
     public func transform<U: Sendable>(
         on context: MainActorExecutionContext,
         cancellationToken: CancellationToken = .none,
         success: @escaping @MainActor (Value) throws -> U,
-        failure: @escaping @MainActor (any Error) -> any Error
+        failure: @escaping @MainActor (any Error) throws -> any Error
     ) -> Future<U> {
         transform(
             on: context.queue,
             cancellationToken: cancellationToken,
             success: { value in try MainActor.assumeIsolated { try success(value) } },
-            failure: { error in MainActor.assumeIsolated { failure(error) } }
+            failure: { error in try MainActor.assumeIsolated { try failure(error) } }
         )
     }
 
@@ -223,14 +226,17 @@ extension Future {
     /// - Parameters:
     ///   - context: `.mainActor`.
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    ///   - policy: Which errors reach `transform`: by default every error but `CancellationError`,
+    ///     which passes on unchanged. See ``ErrorPolicy``.
     ///   - transform: Turns the error into the new error.
     /// - Returns: A future of the same value, or the transformed error.
     public func mapError(
         on context: MainActorExecutionContext,
         cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
         _ transform: @escaping @MainActor (any Error) -> any Error
     ) -> Future<Value> {
-        mapError(on: context.queue, cancellationToken: cancellationToken) { error in
+        mapError(on: context.queue, cancellationToken: cancellationToken, policy: policy) { error in
             MainActor.assumeIsolated { transform(error) }
         }
     }
@@ -252,6 +258,7 @@ extension Future {
     ///     and then `sideEffect` is not called.
     ///   - sideEffect: Observes the result.
     /// - Returns: A future of the same result.
+    @discardableResult
     public func andThen(
         on context: MainActorExecutionContext,
         cancellationToken: CancellationToken = .none,
@@ -276,14 +283,17 @@ extension Future {
     /// - Parameters:
     ///   - context: `.mainActor`.
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    ///   - policy: Which errors reach `transform`: by default every error but `CancellationError`,
+    ///     which passes on unchanged. See ``ErrorPolicy``.
     ///   - transform: Turns the error into a value, or throws the error to fail with.
     /// - Returns: A future that succeeds with the value or the recovered value.
     public func recover(
         on context: MainActorExecutionContext,
         cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
         _ transform: @escaping @MainActor (any Error) throws -> Value
     ) -> Future<Value> {
-        recover(on: context.queue, cancellationToken: cancellationToken) { error in
+        recover(on: context.queue, cancellationToken: cancellationToken, policy: policy) { error in
             try MainActor.assumeIsolated { try transform(error) }
         }
     }
@@ -298,14 +308,17 @@ extension Future {
     /// - Parameters:
     ///   - context: `.mainActor`.
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    ///   - policy: Which errors reach `transform`: by default every error but `CancellationError`,
+    ///     which passes on unchanged. See ``ErrorPolicy``.
     ///   - transform: Starts the fallback.
     /// - Returns: A future of the value, or of the fallback's result.
     public func recoverWith(
         on context: MainActorExecutionContext,
         cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
         _ transform: @escaping @MainActor (any Error) throws -> Future<Value>
     ) -> Future<Value> {
-        recoverWith(on: context.queue, cancellationToken: cancellationToken) { error in
+        recoverWith(on: context.queue, cancellationToken: cancellationToken, policy: policy) { error in
             try MainActor.assumeIsolated { try transform(error) }
         }
     }

@@ -70,15 +70,18 @@ extension Future {
     /// - Parameters:
     ///   - context: `.mainActor`.
     ///   - cancellationToken: Cancels the task and fails the new future with `CancellationError`.
+    ///   - policy: Which errors reach `transform`: by default every error but `CancellationError`,
+    ///     which passes on unchanged. See ``ErrorPolicy``.
     ///   - transform: Turns the error into a value, or throws the error to fail with.
     /// - Returns: A future that succeeds with the value or the recovered value.
     public func recover(
         on context: MainActorExecutionContext,
         cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
         _ transform: @escaping @MainActor (any Error) async throws -> Value
     ) -> Future<Value> {
         deriveAsync(at: .mainActor, cancellationToken: cancellationToken) { result in
-            result.asyncRecoveryStep { error in try await transform(error) }
+            result.asyncRecoveryStep(policy: policy) { error in try await transform(error) }
         }
     }
 
@@ -94,15 +97,18 @@ extension Future {
     /// - Parameters:
     ///   - context: `.mainActor`.
     ///   - cancellationToken: Cancels the task and fails the new future with `CancellationError`.
+    ///   - policy: Which errors reach `transform`: by default every error but `CancellationError`,
+    ///     which passes on unchanged. See ``ErrorPolicy``.
     ///   - transform: Starts the fallback.
     /// - Returns: A future of the value, or of the fallback's result.
     public func recoverWith(
         on context: MainActorExecutionContext,
         cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
         _ transform: @escaping @MainActor (any Error) async throws -> Future<Value>
     ) -> Future<Value> {
         deriveAsync(at: .mainActor, cancellationToken: cancellationToken) { result in
-            result.asyncRecoveryStep { error in try await transform(error).value() }
+            result.asyncRecoveryStep(policy: policy) { error in try await transform(error).value() }
         }
     }
 

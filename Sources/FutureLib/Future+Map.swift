@@ -95,7 +95,10 @@ extension Future {
 
     /// Transforms a success with `success` and a failure with `failure`.
     ///
-    /// If `success` throws, the new future fails with that error (and `failure` is not called).
+    /// The two sides are symmetric: each closure maps its own side (a value to a new value, an
+    /// error to a new error), and each may throw, which fails the new future with the thrown
+    /// error. Neither side can cross over: to turn a failure into a value, use
+    /// ``recover(on:cancellationToken:policy:_:)-1pnec``, or ``transform(on:cancellationToken:_:)-(ExecutionContext,_,_)`` for both directions.
     ///
     /// ```swift
     /// let reply = fetchUser(id).transform(success: { "Hello, \($0.name)" }, failure: { APIError(wrapping: $0) })
@@ -104,20 +107,26 @@ extension Future {
     /// - Parameters:
     ///   - context: Where the closures run. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
-    ///   - success: Turns the value into the new value.
-    ///   - failure: Turns the error into the new error.
+    ///   - success: Turns the value into the new value, or throws the error to fail with.
+    ///   - failure: Turns the error into the new error (returned or thrown: the same).
     /// - Returns: A future of the transformed value or error.
     @inlinable
     public func transform<U: Sendable>(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         success: @escaping @Sendable (Value) throws -> U,
-        failure: @escaping @Sendable (any Error) -> any Error
+        failure: @escaping @Sendable (any Error) throws -> any Error
     ) -> Future<U> {
         derive(on: context, cancellationToken: cancellationToken) { result, derived in
             switch result {
-            case .success(let value): derived.complete(with: Result { try success(value) })
-            case .failure(let error): derived.complete(with: .failure(failure(error)))
+            case .success(let value):
+                derived.complete(with: Result { try success(value) })
+            case .failure(let error):
+                do {
+                    derived.complete(with: .failure(try failure(error)))
+                } catch {
+                    derived.complete(with: .failure(error))
+                }
             }
         }
     }
@@ -153,23 +162,32 @@ extension Future {
     /// - Parameters:
     ///   - context: Where `transform` runs. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    ///   - policy: Which errors reach `transform`: by default every error but `CancellationError`,
+    ///     which passes on unchanged. See ``ErrorPolicy``.
     ///   - transform: Turns the error into the new error.
     /// - Returns: A future of the same value, or the transformed error.
     @inlinable
     public func mapError(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
         _ transform: @escaping @Sendable (any Error) -> any Error
     ) -> Future<Value> {
         derive(on: context, cancellationToken: cancellationToken) { result, derived in
-            derived.complete(with: result.mapError { transform($0) })
+            derived.complete(with: result.mapError { policy.handles($0) ? transform($0) : $0 })
         }
     }
 
     /// Runs `sideEffect` with the result, then passes the result on unchanged.
     ///
     /// The new future completes after `sideEffect` returned, so steps chained with `andThen` run
-    /// in order. This covers the seeds' `always`/`finally`: the side effect runs whatever the outcome.
+    /// in order. The result is discardable: `andThen` is often used for its side effect alone.
+    ///
+    /// ### Not a cleanup that always runs
+    /// `sideEffect` runs for a value and for an error (including a source that failed with
+    /// `CancellationError`), but not when `cancellationToken` is cancelled first: like every
+    /// combinator, `andThen` then fails at once without calling its closure. For cleanup that must
+    /// run on every outcome, its own token's cancellation included, use ``ensure(on:cancellationToken:_:)-7osj1``.
     ///
     /// ```swift
     /// let data = download(url)
@@ -183,7 +201,7 @@ extension Future {
     ///     and then `sideEffect` is not called.
     ///   - sideEffect: Observes the result.
     /// - Returns: A future of the same result.
-    @inlinable
+    @inlinable @discardableResult
     public func andThen(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,

@@ -16,7 +16,8 @@ extension Future {
     ///
     /// ### Semantics
     /// - The first attempt starts now (on `context`); each later one after the delay that
-    ///   ``Backoff/delay(beforeRetry:)`` gives. The delays run on Dispatch timers, not on the
+    ///   ``Backoff/delay(beforeRetry:)`` gives, measured on `clock` from the moment the previous
+    ///   attempt failed. On the system clock the delays run on Dispatch timers, not on the
     ///   cooperative pool, and never block a thread.
     /// - Succeeds with the first success. Fails with the last error once `maxAttempts` attempts
     ///   failed, or at once with an error that `shouldRetry` rejects (by default every error but
@@ -28,9 +29,29 @@ extension Future {
     /// releases a pending delay (no further attempt starts) and cancels the token of the attempt
     /// in flight; its late result is dropped.
     ///
+    /// ### Clock
+    /// On a ``ManualClock`` each delay passes inside ``ManualClock/advance(by:)``, so a test
+    /// observes every attempt at its exact instant without waiting:
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// let retried = Future<Int>.retry(
+    ///     maxAttempts: 3,
+    ///     backoff: .exponential(initial: .seconds(1), maximum: .seconds(10)),
+    ///     clock: clock,
+    ///     on: .synchronous
+    /// ) { _ in
+    ///     print("attempt at", clock.now)  // 0 seconds, then 1 seconds, then 3 seconds
+    ///     return Future(error: FutureError.timeout)
+    /// }
+    /// clock.advance(by: .seconds(10))  // all three attempts ran inside this call
+    /// #expect(retried.isCompleted)
+    /// ```
+    ///
     /// - Parameters:
     ///   - maxAttempts: How many attempts at most, including the first; at least 1.
     ///   - backoff: The delays between attempts. Defaults to ``Backoff/immediate``.
+    ///   - clock: The clock that measures the delays. Defaults to ``TimerClock/system``.
     ///   - context: Where `operation` is called. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Stops retrying and fails the result with `CancellationError`.
     ///   - shouldRetry: Whether an attempt's error is worth another attempt.
@@ -39,6 +60,7 @@ extension Future {
     public static func retry(
         maxAttempts: Int,
         backoff: Backoff = .immediate,
+        clock: some TimerClock = .system,
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         shouldRetry: @escaping @Sendable (any Error) -> Bool = { !($0 is CancellationError) },
@@ -48,6 +70,7 @@ extension Future {
         let retrying = Retrying(
             maxAttempts: maxAttempts,
             backoff: backoff,
+            clock: clock,
             context: context,
             cancellationToken: cancellationToken,
             shouldRetry: shouldRetry,
@@ -67,6 +90,7 @@ final class Retrying<Value: Sendable>: Sendable {
     let result = Future<Value>()
     let maxAttempts: Int
     let backoff: Backoff
+    let clock: any TimerClock
     let context: any ExecutionContext
     let cancellationToken: CancellationToken
     let shouldRetry: @Sendable (any Error) -> Bool
@@ -75,6 +99,7 @@ final class Retrying<Value: Sendable>: Sendable {
     init(
         maxAttempts: Int,
         backoff: Backoff,
+        clock: any TimerClock,
         context: any ExecutionContext,
         cancellationToken: CancellationToken,
         shouldRetry: @escaping @Sendable (any Error) -> Bool,
@@ -82,6 +107,7 @@ final class Retrying<Value: Sendable>: Sendable {
     ) {
         self.maxAttempts = maxAttempts
         self.backoff = backoff
+        self.clock = clock
         self.context = context
         self.cancellationToken = cancellationToken
         self.shouldRetry = shouldRetry
@@ -123,7 +149,7 @@ final class Retrying<Value: Sendable>: Sendable {
             return
         }
         // A cancelled token fails the delay at once, stops its timer and releases this closure.
-        Future<Void>(value: (), after: delay, cancellationToken: cancellationToken)
+        Future<Void>(value: (), after: delay, clock: clock, cancellationToken: cancellationToken)
             .observe(
                 on: .synchronous,
                 cancellationToken: .none,

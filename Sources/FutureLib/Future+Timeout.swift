@@ -17,13 +17,26 @@ extension Future {
     ///   timer's thread (FutureLib's timer queue, never the cooperative pool), a result on the
     ///   thread that completes this future. A cancelled token completes it at once.
     ///
+    /// ### Clock
+    /// `delay` is measured on `clock`. On a ``ManualClock`` the timeout fires inside
+    /// ``ManualClock/advance(by:)``, so a test needs no real waiting:
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// let late = Promise<Int>().future.timeout(after: .seconds(5), clock: clock, on: .synchronous)
+    /// clock.advance(by: .seconds(5))
+    /// #expect(late.isCompleted)  // failed with FutureError.timeout
+    /// ```
+    ///
     /// - Parameters:
     ///   - delay: How long to wait. Zero or negative times out at once unless already complete.
+    ///   - clock: The clock that measures `delay`. Defaults to ``TimerClock/system``.
     ///   - context: Where the new future is completed. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
     /// - Returns: A future of this future's result, or failing with ``FutureError/timeout``.
     public func timeout(
         after delay: Duration,
+        clock: some TimerClock = .system,
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none
     ) -> Future<Value> {
@@ -34,7 +47,7 @@ extension Future {
         let timer = CancellationRequest()
         timer.token.onCancel { limited.complete(with: .failure(FutureError.timeout)) }
         limited.observe(on: .synchronous, cancellationToken: .none, .result { _ in timer.cancel() })  // stops the timer
-        timer.cancel(after: delay)
+        timer.cancel(after: delay, clock: clock)
         return limited.delivered(on: context, cancellationToken: cancellationToken)
     }
 
@@ -44,20 +57,35 @@ extension Future {
     /// let retryAt = Future(value: (), after: .seconds(2), cancellationToken: shutdown.token)
     /// ```
     ///
-    /// The timer runs on Dispatch, not on the cooperative pool. A cancelled token fails the
-    /// future with `CancellationError` at once and stops the timer.
+    /// On the system clock the timer runs on Dispatch, not on the cooperative pool; on a
+    /// ``ManualClock`` the future succeeds inside ``ManualClock/advance(by:)``:
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// let ready = Future(value: 42, after: .seconds(2), clock: clock)
+    /// clock.advance(by: .seconds(2))
+    /// #expect(ready.result.flatMap { try? $0.get() } == 42)
+    /// ```
+    ///
+    /// A cancelled token fails the future with `CancellationError` at once and stops the timer.
     ///
     /// - Parameters:
     ///   - value: The value.
     ///   - delay: How long until the future succeeds. Negative delays count as zero.
+    ///   - clock: The clock that measures `delay`. Defaults to ``TimerClock/system``.
     ///   - cancellationToken: Fails the future with `CancellationError` when cancelled first.
-    public convenience init(value: Value, after delay: Duration, cancellationToken: CancellationToken = .none) {
+    public convenience init(
+        value: Value,
+        after delay: Duration,
+        clock: some TimerClock = .system,
+        cancellationToken: CancellationToken = .none
+    ) {
         self.init()
         if failIfCancelled(cancellationToken) { return }
         cancelOnRequest(of: cancellationToken)
         let timer = CancellationRequest()
         timer.token.onCancel { [self] in complete(with: .success(value)) }
         observe(on: .synchronous, cancellationToken: .none, .result { _ in timer.cancel() })
-        timer.cancel(after: delay)
+        timer.cancel(after: delay, clock: clock)
     }
 }

@@ -9,10 +9,10 @@ extension Future {
     /// ```
     ///
     /// ### Which timeout to use
-    /// - `Future.withTimeout(_:on:cancellationToken:_:)` (this one) when the work should stop at the
+    /// - `Future.withTimeout(_:clock:on:cancellationToken:_:)` (this one) when the work should stop at the
     ///   deadline: a request nobody will read, a computation whose result is no longer wanted. The
     ///   work gets the token and must honour it (pass it on to the futures it starts).
-    /// - ``timeout(after:on:cancellationToken:)-(_,ExecutionContext,_)`` when you only want to stop *waiting*: the work
+    /// - ``timeout(after:clock:on:cancellationToken:)`` when you only want to stop *waiting*: the work
     ///   goes on (to fill a cache, say) and other holders of the future still get its result.
     ///
     /// ### Semantics
@@ -26,14 +26,29 @@ extension Future {
     /// - When the work completes before the deadline, its result is the result, the timer is
     ///   stopped and released, and the work's token is not cancelled.
     ///
+    /// ### Clock
+    /// `delay` is measured on `clock`; on a ``ManualClock`` the deadline passes inside
+    /// ``ManualClock/advance(by:)``:
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// let limited = Future<Int>.withTimeout(.seconds(3), clock: clock, on: .synchronous) { token in
+    ///     Future(value: 1, after: .seconds(30), clock: clock, cancellationToken: token)
+    /// }
+    /// clock.advance(by: .seconds(3))
+    /// #expect(limited.isCompleted)  // failed with FutureError.timeout; the work's token is cancelled
+    /// ```
+    ///
     /// - Parameters:
     ///   - delay: How long the work may take. Zero or negative times out at once.
+    ///   - clock: The clock that measures `delay`. Defaults to ``TimerClock/system``.
     ///   - context: Where `operation` is called. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Cancels the work and fails the result with `CancellationError`.
     ///   - operation: Starts the work with the token that the deadline cancels.
     /// - Returns: A future of the work's result, or failing with ``FutureError/timeout``.
     public static func withTimeout(
         _ delay: Duration,
+        clock: some TimerClock = .system,
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
         _ operation: @escaping @Sendable (CancellationToken) -> Future<Value>
@@ -61,7 +76,7 @@ extension Future {
                 forwarding.unregister()
             }
         )
-        deadline.cancel(after: delay)
+        deadline.cancel(after: delay, clock: clock)
         context.execute {
             guard !result.isCompleted else { return }  // timed out or cancelled before it started
             operation(work.token).observe(

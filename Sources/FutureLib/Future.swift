@@ -1,3 +1,4 @@
+public import Dispatch  // public: `init(completedOn:)` is inlinable
 public import Synchronization  // public: `completed` is read by inlinable code
 
 /// A value that becomes available later, exactly once: a success or an error.
@@ -37,6 +38,14 @@ public final class Future<Value: Sendable>: Sendable {
     @inlinable
     init() {
         state = FutureState(.pending(createdAt: .unknown))
+        completed = Atomic(false)
+    }
+
+    /// A pending future, completed by work queued on `queue` (for the blocking `value()`'s
+    /// main-queue check).
+    @inlinable
+    init(completedOn queue: DispatchQueue) {
+        state = FutureState(.queued(on: queue))
         completed = Atomic(false)
     }
 
@@ -103,13 +112,16 @@ public final class Future<Value: Sendable>: Sendable {
         cancellationToken: CancellationToken = .none,
         _ work: @escaping @Sendable () throws -> Value
     ) {
-        self.init()
+        if let queue = context as? DispatchQueue {
+            self.init(completedOn: queue)  // so that a blocking `value()` on the main queue can refuse
+        } else {
+            self.init()
+        }
         if failIfCancelled(cancellationToken) { return }
         let registration = cancellationToken.onCancel { [self] in
             complete(with: .failure(CancellationError()))
         }
-        // Through `QueueCompletion`, so that a blocking `value()` on that queue can tell it would deadlock.
-        QueueCompletion.asynchronousContext(context, completing: self).execute { [self] in
+        context.execute { [self] in
             defer { registration.unregister() }
             guard !cancellationToken.isCancellationRequested else {
                 // `cancel()` may not have reached the handler above yet, and unregistering would
@@ -216,6 +228,8 @@ public final class Future<Value: Sendable>: Sendable {
     @inline(never) @usableFromInline
     func breakPromise() {
         guard let site = withState({ $0.pendingSite }) else { return }  // completed meanwhile
-        complete(with: .failure(FutureError.brokenPromise(createdAt: site)))
+        if complete(with: .failure(FutureError.brokenPromise(createdAt: site))) {
+            FutureDiagnostics.reportBrokenPromise(createdAt: site, valueType: Value.self)  // opt-in; rare path
+        }
     }
 }

@@ -15,12 +15,34 @@
 /// `error as? FutureError == .brokenPromise`, `#expect(throws: FutureError.brokenPromise)` and
 /// `catch FutureError.brokenPromise` work whatever the site.
 public enum FutureError: Error, Equatable, CustomStringConvertible {
-    /// There is no value: `filter` rejected it, `firstCompleted()` had no futures, or a wrapped
-    /// callback reported neither a value nor an error.
+    /// There is no value to give: the operation ended without one and without an error of its own.
+    ///
+    /// One case for one meaning, "nothing to give", reached in four ways, each by a different API,
+    /// so the call that returned the future tells which:
+    ///
+    /// | Where it comes from | Why there is no value |
+    /// |---|---|
+    /// | `filter` | The value failed the test. |
+    /// | `firstCompleted()` on an empty sequence | There was nothing to complete first. |
+    /// | `Future.race([])` | There were no operations to race. |
+    /// | `Future(method:)` / `FutureStream(method:)` with a `(Value?, Error?)` callback | The callback passed `nil` for both. |
     ///
     /// ```swift
     /// let even = Future(value: 3).filter { $0 % 2 == 0 }  // fails with .noSuchElement
     /// ```
+    ///
+    /// ### Telling them apart after composing
+    /// Once futures from several of these are composed, the case alone no longer says which one
+    /// had no value. Name it where it arises, with `mapError` right after the call:
+    ///
+    /// ```swift
+    /// enum LookupError: Error { case notAnAdult }
+    /// let adult = Future(value: 12).filter { $0 >= 18 }
+    ///     .mapError { $0 as? FutureError == .noSuchElement ? LookupError.notAnAdult : $0 }
+    /// ```
+    ///
+    /// The contract fixes this case (`FutureError.noSuchElement`), so it is not split: code that
+    /// catches it keeps working whatever produced it.
     case noSuchElement
     /// The time limit of `value(timeout:)` or `timeout(after:)` passed first.
     ///
@@ -35,10 +57,10 @@ public enum FutureError: Error, Equatable, CustomStringConvertible {
     /// `site` is where the promise was created (nil when unknown). Match it with
     /// `catch FutureError.brokenPromise` or `case .brokenPromise(let site?)`.
     case brokenPromise(createdAt: CreationSite?)
-    /// A blocking `value()` was called on the serial `DispatchQueue` that the future's pending
-    /// completion is scheduled on, so it would wait forever. `queue` is the queue's label.
+    /// A blocking `value()` was called on the main queue for a future whose completing work is
+    /// queued on the main queue, so it would wait forever. `queue` is the queue's label.
     ///
-    /// See "Blocking safely" on the blocking `value()` for what is detected.
+    /// See "Deadlock detection" on the blocking `value()` for what is detected.
     case deadlock(queue: String)
 
     /// A broken-promise error without a creation site; equal to every broken-promise error.
@@ -81,7 +103,7 @@ public enum FutureError: Error, Equatable, CustomStringConvertible {
         case .brokenPromise(nil): "brokenPromise: the Promise was deallocated without being resolved"
         case .deadlock(let queue):
             "deadlock: blocking value() called on the serial DispatchQueue '\(queue)', which the future's "
-                + "completion is scheduled on; it would wait forever (use 'try await value()' or a continuation)"
+                + "completion needs; it would wait forever (use 'try await value()' or a continuation)"
         }
     }
 }

@@ -142,23 +142,16 @@ extension URLSession {
         cancellationToken: CancellationToken,
         makeTask: (_ resolve: @escaping @Sendable (Result<Value, any Error>) -> Bool) -> URLSessionTask
     ) -> Future<Value> {
-        if cancellationToken.isCancellationRequested {
-            return Future(error: CancellationError())
-        }
-        let promise = Promise<Value>()
-        let task = makeTask { promise.tryResolve($0) }
-        if cancellationToken.canBeCancelled {
-            let registration = cancellationToken.onCancel {
-                promise.tryReject(CancellationError())
-                task.cancel()
+        // FutureLib's callback adapter: the token fails the future at once and then cancels the task.
+        Future(
+            cancellationToken: cancellationToken,
+            adapting: { resolve, token in
+                let task = makeTask(resolve)
+                token.onCancel { task.cancel() }  // released with the link when the future completes first
+                if !token.isCancellationRequested {  // cancelled in between: never start the task
+                    task.resume()
+                }
             }
-            promise.future.onComplete(on: .synchronous) { _ in
-                registration.unregister()  // releases the handler, and with it the task
-            }
-        }
-        if !promise.future.isCompleted {  // cancelled in between: never start the task
-            task.resume()
-        }
-        return promise.future
+        )
     }
 }

@@ -83,23 +83,100 @@ struct CancellationRequestTimerTests {
         #expect(cancelled)
     }
 
-    @Test func `re-arming a short timer with a long delay postpones it`() async {
-        let request = CancellationRequest(cancelAfter: .milliseconds(50))
-        request.cancel(after: .seconds(3600))
-        // Well past the short deadline: with the first deadline still in force it would have fired.
-        let cancelled = await onDedicatedThread { request.token.wait(timeout: .milliseconds(300)) }
-        #expect(!cancelled)
+    @Test func `re-arming a short timer with a long delay postpones it`() {
+        let clock = ManualClock()
+        let request = CancellationRequest(cancelAfter: .seconds(1), clock: clock)
+        request.cancel(after: .seconds(3600))  // on the request's clock
+        clock.advance(by: .seconds(3599))  // well past the first deadline
         #expect(!request.isCancellationRequested)
-        request.cancel()  // stops the timer, releasing the request
+        clock.advance(by: .seconds(1))
+        #expect(request.isCancellationRequested)
     }
 
-    @Test func `re-arming many times keeps only the last deadline`() async {
+    @Test func `re-arming many times keeps only the last deadline`() {
+        let clock = ManualClock()
         let request = CancellationRequest()
-        for _ in 0..<100 { request.cancel(after: .milliseconds(20)) }
+        let runs = Counter()
+        request.token.onCancel { runs.increment() }
+        for _ in 0..<100 { request.cancel(after: .milliseconds(20), clock: clock) }
         request.cancel(after: .seconds(3600))
-        #expect(!(await onDedicatedThread { request.token.wait(timeout: .milliseconds(300)) }))
-        request.cancel(after: .milliseconds(20))
-        #expect(await onDedicatedThread { request.token.wait(timeout: .seconds(10)) })
+        #expect(clock.pendingTimerCount == 1)  // one timer, moved
+        clock.advance(by: .seconds(3599))
+        #expect(!request.isCancellationRequested)
+        request.cancel(after: .milliseconds(20))  // earlier again
+        clock.advance(by: .milliseconds(20))
+        #expect(request.isCancellationRequested)
+        #expect(runs.value == 1)
+        #expect(clock.pendingTimerCount == 0)
+    }
+
+    // MARK: - On a manual clock
+
+    @Test func `on a manual clock, cancelAfter cancels at the deadline, not an instant before, inside advance(by:)`() {
+        let clock = ManualClock()
+        let request = CancellationRequest(cancelAfter: .seconds(30), clock: clock)
+        let cancelledAt = Locked<Duration?>(nil)
+        request.token.onCancel { cancelledAt.withLock { $0 = clock.now } }
+        clock.advance(by: .seconds(30) - .nanoseconds(1))
+        #expect(!request.isCancellationRequested)
+        clock.advance(by: .nanoseconds(1))
+        #expect(request.isCancellationRequested)
+        #expect(cancelledAt.value == .seconds(30))  // the handler ran inside advance(by:)
+        #expect(clock.pendingTimerCount == 0)  // the fired timer is stopped with the request
+    }
+
+    @Test func `a request keeps its clock for cancel(after:)`() {
+        let clock = ManualClock()
+        let request = CancellationRequest(cancelAfter: .seconds(10), clock: clock)
+        request.cancel(after: .seconds(2))
+        clock.advance(by: .seconds(2))
+        #expect(request.isCancellationRequested)
+    }
+
+    @Test func `cancel(after:clock:) with another clock replaces the pending timer`() {
+        let first = ManualClock()
+        let second = ManualClock()
+        let request = CancellationRequest(cancelAfter: .seconds(1), clock: first)
+        request.cancel(after: .seconds(5), clock: second)
+        #expect(first.pendingTimerCount == 0)
+        first.advance(by: .seconds(10))
+        #expect(!request.isCancellationRequested)
+        request.cancel(after: .seconds(3))  // the request's clock is now `second`
+        second.advance(by: .seconds(3))
+        #expect(request.isCancellationRequested)
+    }
+
+    @Test func `the token alone keeps a request on a manual clock cancellable`() {
+        let clock = ManualClock()
+        let token = CancellationRequest(cancelAfter: .seconds(1), clock: clock).token
+        let runs = Counter()
+        let registration = token.onCancel { runs.increment() }
+        clock.advance(by: .seconds(1))
+        #expect(token.isCancellationRequested)
+        #expect(runs.value == 1)
+        #expect(!registration.unregister())
+    }
+
+    @Test func `a timer on a manual clock that is never advanced holds nothing once nothing observes its request`() {
+        let clock = ManualClock()
+        let released = DeinitCounter()
+        do {
+            let request = CancellationRequest(cancelAfter: .seconds(3600), clock: clock)
+            let tracked = released.make()
+            request.token.onCancel { tracked.touch() }
+            #expect(clock.pendingTimerCount == 1)
+        }
+        #expect(clock.pendingTimerCount == 0)  // removed from the clock at once
+        #expect(released.deallocated == 1)
+        clock.advance(by: .seconds(3600))  // nothing left to fire
+    }
+
+    @Test func `cancel() removes a pending timer from a manual clock`() {
+        let clock = ManualClock()
+        let request = CancellationRequest(cancelAfter: .seconds(3600), clock: clock)
+        request.cancel()
+        #expect(clock.pendingTimerCount == 0)
+        #expect(request.isCancellationRequested)
     }
 
     // MARK: - After cancel() it does nothing
@@ -123,6 +200,9 @@ struct CancellationRequestTimerTests {
     func `a delay of zero or less cancels before init returns`(delay: Duration) {
         let request = CancellationRequest(cancelAfter: delay)
         #expect(request.isCancellationRequested)
+        let clock = ManualClock()
+        #expect(CancellationRequest(cancelAfter: delay, clock: clock).isCancellationRequested)
+        #expect(clock.pendingTimerCount == 0)  // no timer was made
     }
 
     @Test(arguments: [Duration.zero, .seconds(-1)])

@@ -131,4 +131,72 @@ struct LifetimeRaceTests {
         )
         #expect(failures.isEmpty, "\(failures)")
     }
+
+    /// The last token and registration of a request whose timer on a manual clock another thread
+    /// is about to fire with `advance(by:)`.
+    final class ManualTimerRound: Sendable {
+        let clock = ManualClock()
+        let observers: Lock<(CancellationToken, CancellationRegistration)?>
+        let runs = Counter()
+        let released = DeinitCounter()
+
+        init() {
+            let token = CancellationRequest(cancelAfter: .seconds(1), clock: clock).token
+            let tracked = released.make()
+            let runs = runs
+            let registration = token.onCancel {
+                tracked.touch()
+                runs.increment()
+            }
+            observers = Lock((token, registration))
+        }
+
+        func dropObservers() {
+            let observers = observers.withLock { $0.take() }
+            _ = consume observers
+        }
+    }
+
+    @Test func `Race: the last token dropped vs advance(by:) firing the timer: at most once, nothing left`() async {
+        let failures = await race(
+            iterations: Stress.cheap,
+            setup: { ManualTimerRound() },
+            actions: [{ $0.dropObservers() }, { $0.clock.advance(by: .seconds(1)) }],
+            check: { round in
+                if round.runs.value > 1 { return "ran \(round.runs.value) times" }
+                if round.released.deallocated != 1 { return "the handler was not released" }
+                if round.clock.pendingTimerCount != 0 { return "a timer stayed on the clock" }
+                return nil
+            }
+        )
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    /// A request on a manual clock, re-armed while the clock fires its first deadline.
+    final class RearmRound: Sendable {
+        let clock = ManualClock()
+        let request: CancellationRequest
+        let runs = Counter()
+
+        init() {
+            request = CancellationRequest(cancelAfter: .seconds(1), clock: clock)
+            let runs = runs
+            request.token.onCancel { runs.increment() }
+        }
+    }
+
+    @Test func `Race: re-arming vs advance(by:) firing the timer: the handler runs exactly once`() async {
+        let failures = await race(
+            iterations: Stress.cheap,
+            setup: { RearmRound() },
+            actions: [{ $0.clock.advance(by: .seconds(1)) }, { $0.request.cancel(after: .seconds(2)) }],
+            check: { round in
+                round.clock.advance(by: .seconds(2))  // past every deadline either order could leave
+                if round.runs.value != 1 { return "ran \(round.runs.value) times" }
+                if round.clock.pendingTimerCount != 0 { return "a timer stayed on the clock" }
+                return nil
+            }
+        )
+        #expect(failures.isEmpty, "\(failures)")
+    }
 }

@@ -76,4 +76,20 @@ struct CancellationScaleTests {
             await eventually(within: .seconds(120)) { CancellationRequest.pendingTimerCount <= pendingBefore + 100 }
         )
     }
+
+    @Test func `Scale: requests with a pending one-hour timer on a manual clock, dropped, leave the clock empty`() async
+    {
+        let clock = ManualClock()
+        let (pending, growth) = await onHeavyThread { () -> (Int, Int?) in
+            let growth = Self.residentGrowth {
+                _ = CancellationRequest(cancelAfter: .seconds(3600), clock: clock).token
+            }
+            return (clock.pendingTimerCount, growth)
+        }
+        #expect(pending == 0)
+        if Stress.override != nil, let growth {
+            print("\(Self.requests) requests with a manual-clock timer: resident set grew by \(growth / 1024) KB")
+            #expect(growth < Self.growthLimit, "resident set grew by \(growth) bytes")
+        }
+    }
 }

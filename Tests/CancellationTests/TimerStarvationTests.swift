@@ -8,23 +8,38 @@ import Testing
 /// which Dispatch serves from its overcommit pool: it gets a thread whatever the global queue is
 /// doing. (With timers on the global queue, libdispatch usually added threads, but the suite saw
 /// a 50 ms timer wait more than 10 s while other tests blocked and flooded that queue.)
+///
+/// ### Holding the pool as briefly as possible
+/// On Linux, Swift's cooperative pool *is* the global queue's thread pool, so while the blockers
+/// run, no task of the whole test process (of any suite) can run. The test therefore does all of
+/// its work on a dedicated thread and releases the blockers as soon as the timer fired: the pool
+/// is held for milliseconds. (Written as an async body that awaited between blocking and
+/// releasing, it needed a free cooperative thread to resume, which it got only after libdispatch
+/// had added a thread for every queued blocker, about one a second: the first trivial tests of a
+/// `make test` run then waited about 7 s to start.)
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct TimerStarvationTests {
     @Test func `a timer fires while user code blocks every thread of the global queue`() async {
-        let blockers = WorkerCount.cores * 4
-        let release = DispatchSemaphore(value: 0)
-        let started = Counter()
-        for _ in 0..<blockers {
-            DispatchQueue.global().async {
-                started.increment()
-                release.wait()
+        let (blocked, fired) = await onDedicatedThread { () -> (Bool, Bool) in
+            let blockers = WorkerCount.cores * 4
+            let release = DispatchSemaphore(value: 0)
+            let started = Counter()
+            for _ in 0..<blockers {
+                DispatchQueue.global().async {
+                    started.increment()
+                    release.wait()
+                }
             }
+            defer { for _ in 0..<blockers { release.signal() } }
+            // Every thread the global pool will give is blocked now (it has `cores` of them).
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(30)
+            while started.value < WorkerCount.cores, clock.now < deadline { pause(.milliseconds(1)) }
+            guard started.value >= WorkerCount.cores else { return (false, false) }
+            let request = CancellationRequest(cancelAfter: .milliseconds(1))
+            return (true, request.token.wait(timeout: .seconds(5)))
         }
-        // Every thread the global pool will give is blocked now (it has `cores` of them).
-        #expect(await eventually { started.value >= WorkerCount.cores })
-        let request = CancellationRequest(cancelAfter: .milliseconds(1))
-        let fired = await onDedicatedThread { request.token.wait(timeout: .seconds(5)) }
-        for _ in 0..<blockers { release.signal() }
+        #expect(blocked, "the blockers never occupied the global queue's threads")
         #expect(fired, "the timer stalled until the global queue's threads were free")
     }
 }

@@ -145,6 +145,14 @@ func handle(_ request: Request) async throws -> Response {
     return try await respond(to: request, cancellationToken: linked.token)
 }  // both dropped here: their links and timer go with them
 
+func manualClock() -> Bool {
+    let clock = ManualClock()
+    let request = CancellationRequest(cancelAfter: .seconds(30), clock: clock)
+    clock.advance(by: .seconds(29))  // not cancelled
+    clock.advance(by: .seconds(1))  // cancelled; its handlers ran inside advance(by:)
+    return request.isCancellationRequested
+}
+
 func keepTheRegistration() -> CancellationRegistration {
     // Runs when the deadline passes: the registration is kept.
     let registration = CancellationRequest(cancelAfter: .seconds(5)).token.onCancel { print("late") }
@@ -235,6 +243,7 @@ func sleepUnderDeadline() async throws {
         _ = try await handle(Request())
         #expect(shutdown.token.registrationCount == 0)
         keepTheRegistration().unregister()
+        #expect(manualClock())
         try handle(cancellationToken: .none)
         #expect(throws: CancellationError.self) { try handle(cancellationToken: .cancelled) }
     }

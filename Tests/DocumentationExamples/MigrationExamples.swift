@@ -76,7 +76,7 @@ let presentedOnUI = StreamPromise<Bool>()
 let uiKey = DispatchSpecificKey<Int>()
 
 func present(text: String) {
-    presentedOnUI.success(DispatchQueue.getSpecific(key: uiKey) != nil)
+    presentedOnUI.fulfill(DispatchQueue.getSpecific(key: uiKey) != nil)
 }
 func present(error: any Error) {}
 func store(text: String) {}
@@ -190,7 +190,7 @@ func fromPromiseKit(id: Int, spinner: Spinner, ui: DispatchQueue) -> Future<Imag
     let avatar = fetchUser(id)  // was firstly { fetchUser(id) }
         .flatMap { user in download(user.avatarURL) }  // was .then
         .map { render($0) }  // was .map
-        .andThen(on: ui) { _ in spinner.stop() }  // was .ensure
+        .ensure(on: ui) { spinner.stop() }  // was .ensure
     avatar.onSuccess(on: ui) { image in print(image.bytes.count) }  // was .done
     avatar.onFailure(on: ui) { error in print(error) }  // was .catch
     return avatar

@@ -53,6 +53,22 @@ struct FutureAdaptersTests {
         await #expect(throws: SampleError(code: 9)) { try await Future<Void>(method: client.saveFailing).value() }
     }
 
+    @Test("Result- and Error?-shaped functions passed by name infer the value type, no explicit Future<T>")
+    func shapesInferTheirValueType() async throws {
+        // Each `let` is typed from its initializer alone: the value-only form is disfavored.
+        let loaded = Future(method: client.load)
+        let saved = Future(method: client.save)
+        let failed = Future(method: client.saveFailing)
+        let pinged = Future(method: client.ping)
+        let _: Future<String> = loaded
+        let _: Future<Void> = saved
+        let _: Future<Int> = pinged
+        #expect(try await loaded.value() == "loaded")
+        try await saved.value()
+        await #expect(throws: SampleError(code: 9)) { try await failed.value() }
+        #expect(try await pinged.value() == 7)
+    }
+
     @Test("cancelling the token fails the future at once and runs the adapter's onCancel")
     func cancellationReachesTheOperation() async {
         let request = CancellationRequest()

@@ -259,7 +259,7 @@ struct FutureBlockingTests {
     }
 }
 
-/// The blocking `value()` that would deadlock on the serial queue its completion needs.
+/// The blocking `value()` that would deadlock on the main queue its completion needs.
 @Suite(.timeLimit(.minutes(3)))
 struct FutureDeadlockDetectionTests {
     /// Runs `body` on `queue` and suspends (without blocking a thread) until it returned.
@@ -269,19 +269,42 @@ struct FutureDeadlockDetectionTests {
         }
     }
 
-    @Test func `value() on the serial queue its completion is queued on throws FutureError.deadlock naming the queue`()
+    @Test
+    func `value() on the main queue for a future completed on the main queue throws FutureError.deadlock at once`()
         async throws
     {
-        let queue = DispatchQueue(label: "FutureLibTests.deadlock")
-        let produced = await on(queue) { Result { try Future(on: queue) { 1 }.value() } }
-        #expect(produced.futureError == .deadlock(queue: "FutureLibTests.deadlock"))
-        #expect("\(produced.futureError!)".contains("'FutureLibTests.deadlock'"))
+        let main = DispatchQueue.main.label
+        let source = Promise<Int>()
+        // Each of these would hang: its work needs the main queue, which value() blocks. None of
+        // them waits for a grace period: the source of the first is still pending (no work is
+        // queued yet), and that one is found too.
+        let outcomes = await on(DispatchQueue.main) {
+            [
+                Result { try source.future.map(on: DispatchQueue.main) { $0 + 1 }.value() },
+                Result { try Future(value: 1).map(on: DispatchQueue.main) { $0 + 1 }.value() },
+                Result { try Future(on: DispatchQueue.main) { 1 }.value() },
+                Result { try Future(value: 1).hop(to: DispatchQueue.main).value() },
+            ]
+        }
+        for outcome in outcomes {
+            #expect(outcome.futureError == .deadlock(queue: main))
+        }
+        #expect("\(outcomes[0].futureError!)".contains("'\(main)'"))
+        source.fulfill(1)
+        // The work still runs once the main queue is free again; nothing else was disturbed.
+        #expect(try await Future(on: DispatchQueue.main) { 2 }.value() == 2)
+    }
 
-        let mapped = await on(queue) { Result { try Future(value: 1).map(on: queue) { $0 + 1 }.value() } }
-        #expect(mapped.futureError == .deadlock(queue: "FutureLibTests.deadlock"))
-        // The work still runs once the queue is free again; nothing else was disturbed.
-        let later = Future(on: queue) { 2 }
-        #expect(try await later.value() == 2)
+    @Test func `the main actor is the main queue for the check`() async {
+        let outcome = await MainActor.run { Result { try Future(on: DispatchQueue.main) { 1 }.value() } }
+        #expect(outcome.futureError == .deadlock(queue: DispatchQueue.main.label))
+    }
+
+    @Test func `value() on the main queue for work elsewhere waits and returns the value`() async {
+        let value = await on(DispatchQueue.main) {
+            try? Future(on: .default) { 5 }.map(on: DispatchQueue(label: "FutureLibTests.elsewhere")) { $0 }.value()
+        }
+        #expect(value == 5)
     }
 
     @Test func `value() on a concurrent queue, or on another queue, waits and returns the value`() async {

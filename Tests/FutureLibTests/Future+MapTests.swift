@@ -69,6 +69,27 @@ struct FutureMapTests {
         #expect(try await flipped.value() == "down")
     }
 
+    @Test("transform is symmetric: either closure may throw, and the thrown error fails the new future")
+    func transformEitherSideThrows() async throws {
+        let fromSuccess = Future(value: 2).transform(
+            success: { _ -> String in throw SampleError(code: 3) },
+            failure: { $0 }
+        )
+        await #expect(throws: SampleError(code: 3)) { try await fromSuccess.value() }
+        let fromFailure = Future<Int>(error: SampleError()).transform(
+            success: { "\($0)" },
+            failure: { _ in throw SampleError(code: 4) }
+        )
+        await #expect(throws: SampleError(code: 4)) { try await fromFailure.value() }
+    }
+
+    @Test("andThen's result may be discarded: it is used for its side effect")
+    func andThenIsDiscardable() async {
+        let ran = Signal()
+        Future(value: 1).andThen { _ in ran.fire() }  // no `_ =`: compiles without a warning
+        #expect(await onDedicatedThread { ran.wait() })
+    }
+
     @Test("mapError transforms only the error")
     func mapErrorTransformsError() async throws {
         await #expect(throws: SampleError(code: 7)) {
@@ -274,9 +295,12 @@ struct FutureMapTests {
         #expect(isCancellation(await awaitOutcome(recovered)))
     }
 
-    @Test("a source that failed with CancellationError is recovered like any failure")
+    @Test("a source that failed with CancellationError passes it on by default; policy .allErrors recovers it")
     func recoverHandlesSourceCancellation() async throws {
-        #expect(try await Future<Int>(error: CancellationError()).recover { _ in 1 }.value() == 1)
+        // Changed deliberately (issue 21): cancellation is not an error to recover from by default.
+        let passed = Future<Int>(error: CancellationError()).recover { _ in 1 }
+        #expect(isCancellation(await awaitOutcome(passed)))
+        #expect(try await Future<Int>(error: CancellationError()).recover(policy: .allErrors) { _ in 1 }.value() == 1)
     }
 
     @Test("the token's handler is released when the combinator completes first")

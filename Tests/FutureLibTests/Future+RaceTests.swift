@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(3)))
-struct FutureRaceHelperTests {
+struct FutureRaceTests {
     @Test
     func `race completes with the first result, cancels the losers' tokens and releases the losers and their timers`()
         async throws

@@ -63,19 +63,51 @@ struct FutureRetryTests {
         #expect(attempts.value == 1)
     }
 
-    @Test func `retry waits the backoff's delay between attempts: each attempt starts after the delay's timer`()
-        async throws
-    {
-        // Ordering, not wall time: the delay is a timer future; the next attempt is logged after it fired.
+    @Test
+    func `retry waits the backoff's delay between attempts: on a manual clock, each attempt at its exact instant`() {
+        let clock = ManualClock()
+        let startedAt = Locked<[Duration]>([])
+        let flaky = FlakyOperation(failures: 4)
+        // Exponential 1 s, 2 s, 4 s, 8 s (capped at 8), each halved by the jitter (r = 0.5, fraction 1).
+        let backoff = Backoff.exponential(initial: .seconds(1), maximum: .seconds(8)).jittered(random: { 0.5 })
+        let retried = Future<Int>.retry(maxAttempts: 5, backoff: backoff, clock: clock, on: .synchronous) { token in
+            startedAt.withLock { $0.append(clock.now) }
+            return flaky(token)
+        }
+        #expect(startedAt.value == [.zero])  // the first attempt at once
+        clock.advance(by: .milliseconds(499))
+        #expect(startedAt.value == [.zero])  // not an instant before the delay
+        clock.advance(by: .milliseconds(1))
+        #expect(startedAt.value == [.zero, .milliseconds(500)])
+        clock.advance(by: .seconds(60))  // the rest in one call: each delay counts from its failure
+        #expect(
+            startedAt.value == [
+                .zero, .milliseconds(500), .milliseconds(1500), .milliseconds(3500), .milliseconds(7500),
+            ]
+        )
+        #expect(retried.result.flatMap { try? $0.get() } == 5)
+        #expect(clock.pendingTimerCount == 0)
+    }
+
+    @Test func `retry with a constant backoff on a manual clock starts no attempt before each delay passes`() {
+        let clock = ManualClock()
         let flaky = FlakyOperation(failures: 2)
-        let timers = Counter()
-        let backoff = Backoff.constant(.milliseconds(5)).jittered(random: {
-            timers.increment()
-            return 0
-        })
-        #expect(try await Future.retry(maxAttempts: 3, backoff: backoff) { flaky($0) }.value() == 3)
+        let retried = Future<Int>.retry(
+            maxAttempts: 3,
+            backoff: .constant(.seconds(10)),
+            clock: clock,
+            on: .synchronous
+        ) {
+            flaky($0)
+        }
+        #expect(flaky.attempts.value == 1)
+        clock.advance(by: .seconds(9))
+        #expect(flaky.attempts.value == 1)
+        clock.advance(by: .seconds(1))
+        #expect(flaky.attempts.value == 2)
+        clock.advance(by: .seconds(10))
         #expect(flaky.log.value == ["attempt 1", "attempt 2", "attempt 3"])
-        #expect(timers.value == 2)  // one delay before each retry, none before the first attempt
+        #expect(retried.result.flatMap { try? $0.get() } == 3)
     }
 
     @Test func `Backoff: a huge multiplier or many retries reach the maximum instead of overflowing`() {
@@ -104,31 +136,32 @@ struct FutureRetryTests {
     }
 
     @Test func `cancelling during the delay fails the retry at once, starts no further attempt and releases the timer`()
-        async
     {
+        let clock = ManualClock()
         let flaky = FlakyOperation(failures: 10)
-        let delaying = Signal()
         let request = CancellationRequest()
-        // The random source runs when the delay is computed, right before its timer starts.
-        let backoff = Backoff.constant(.seconds(3600)).jittered {
-            delaying.fire()
-            return 0
-        }
         let counter = DeinitCounter()
         let retried = { [tracked = counter.make()] in
-            Future.retry(maxAttempts: 3, backoff: backoff, cancellationToken: request.token) { token in
+            Future.retry(
+                maxAttempts: 3,
+                backoff: .constant(.seconds(3600)),
+                clock: clock,
+                on: .synchronous,
+                cancellationToken: request.token
+            ) { token in
                 tracked.touch()
                 return flaky(token)
             }
         }()
-        await onDedicatedThread { delaying.wait() }
         #expect(flaky.attempts.value == 1)
+        #expect(clock.pendingTimerCount == 1)  // the hour-long delay
         #expect(!retried.isCompleted)
         request.cancel()
         #expect(isCancellation(retried.result))  // at once, not after the hour
+        #expect(clock.pendingTimerCount == 0)  // the delay's timer is stopped and released
+        #expect(counter.deallocated == 1)  // and with it the retry, the operation and what it captured
+        clock.advance(by: .seconds(7200))
         #expect(flaky.attempts.value == 1)
-        // The hour-long timer lets go of the retry (and so of the operation and what it captured).
-        #expect(await eventually { counter.deallocated == 1 })
     }
 
     @Test func `cancelling during an attempt cancels that attempt's token and fails the retry at once`() async {

@@ -18,7 +18,8 @@ struct FutureWithTimeoutTests {
             }
         }()
         await #expect(throws: FutureError.timeout) { try await limited.value() }
-        #expect(handed.value?.isCancellationRequested == true)
+        // The work runs on `.default`: on a loaded machine it may start only after the deadline.
+        #expect(await eventually { handed.value?.isCancellationRequested == true })
         #expect(await eventually { counter.deallocated == 1 })  // the operation was released
         withExtendedLifetime(pending) {}
     }
@@ -105,9 +106,75 @@ struct FutureWithTimeoutTests {
         source.fulfill(1)
         #expect(try await source.future.value() == 1)
     }
-}
 
-private func isTimeout(_ result: Result<Int, any Error>) -> Bool {
-    if case .failure(let error) = result, error as? FutureError == .timeout { return true }
-    return false
+    // MARK: - On a manual clock: timeout vs withTimeout, work that honours or ignores its token
+
+    /// Work that finishes 30 s after it starts on `clock`, failing with CancellationError at once
+    /// if `token` is cancelled first (it honours its token).
+    private static func honouring(_ clock: ManualClock, _ token: CancellationToken) -> Future<Int> {
+        Future(value: 1, after: .seconds(30), clock: clock, cancellationToken: token)
+    }
+
+    /// Work that finishes 30 s after it starts on `clock`, whatever happens to its token.
+    private static func ignoring(_ clock: ManualClock, _ token: CancellationToken) -> Future<Int> {
+        Future(value: 1, after: .seconds(30), clock: clock)
+    }
+
+    @Test(arguments: [true, false])
+    func `withTimeout on a manual clock: the deadline fails it with timeout and cancels the work's token`(
+        honours: Bool
+    ) {
+        let clock = ManualClock()
+        let handed = Locked<CancellationToken?>(nil)
+        let work = Locked<Future<Int>?>(nil)
+        let limited = Future<Int>.withTimeout(.seconds(3), clock: clock, on: .synchronous) { token in
+            handed.withLock { $0 = token }
+            let started = honours ? Self.honouring(clock, token) : Self.ignoring(clock, token)
+            work.withLock { $0 = started }
+            return started
+        }
+        clock.advance(by: .seconds(3) - .nanoseconds(1))
+        #expect(!limited.isCompleted)
+        #expect(handed.value?.isCancellationRequested == false)
+        clock.advance(by: .nanoseconds(1))
+        #expect(limited.result.map(isTimeout) == true)
+        #expect(handed.value?.isCancellationRequested == true)
+        // The work stopped if it honours its token; otherwise it goes on, and its late result is dropped.
+        #expect(work.value?.isCompleted == honours)
+        clock.advance(by: .seconds(30))
+        #expect(work.value?.isCompleted == true)
+        #expect(limited.result.map(isTimeout) == true)
+        #expect(clock.pendingTimerCount == 0)
+    }
+
+    @Test(arguments: [true, false])
+    func `timeout(after:) on a manual clock only stops waiting: the work's token is never cancelled`(
+        honours: Bool
+    ) {
+        let clock = ManualClock()
+        let request = CancellationRequest()  // the work's own token, which timeout(after:) never touches
+        let work = honours ? Self.honouring(clock, request.token) : Self.ignoring(clock, request.token)
+        let limited = work.timeout(after: .seconds(3), clock: clock, on: .synchronous)
+        clock.advance(by: .seconds(3))
+        #expect(limited.result.map(isTimeout) == true)
+        #expect(!request.isCancellationRequested)
+        #expect(!work.isCompleted)  // it goes on...
+        clock.advance(by: .seconds(27))
+        #expect(work.result.flatMap { try? $0.get() } == 1)  // ...and completes at its own time
+    }
+
+    @Test
+    func `withTimeout on a manual clock: work that finishes before the deadline wins, and its token stays uncancelled`()
+    {
+        let clock = ManualClock()
+        let handed = Locked<CancellationToken?>(nil)
+        let limited = Future<Int>.withTimeout(.seconds(60), clock: clock, on: .synchronous) { token in
+            handed.withLock { $0 = token }
+            return Self.honouring(clock, token)
+        }
+        clock.advance(by: .seconds(30))
+        #expect(limited.result.flatMap { try? $0.get() } == 1)
+        #expect(handed.value?.isCancellationRequested == false)
+        #expect(clock.pendingTimerCount == 0)  // the deadline's timer was stopped
+    }
 }

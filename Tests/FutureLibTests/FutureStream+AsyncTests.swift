@@ -8,10 +8,10 @@ struct FutureStreamAsyncTests {
 
     @Test func `for await gets the kept results, then the new ones, and ends when the stream finishes`() async throws {
         let promise = StreamPromise<Int>(capacity: 2)
-        for value in 1...3 { promise.success(value) }
+        for value in 1...3 { promise.fulfill(value) }
         let producer = Task {
             await onDedicatedThread {
-                for value in 4...100 { promise.success(value) }
+                for value in 4...100 { promise.fulfill(value) }
                 promise.finish()
             }
         }
@@ -24,9 +24,9 @@ struct FutureStreamAsyncTests {
 
     @Test func `an error ends the values loop by throwing`() async {
         let promise = StreamPromise<Int>(capacity: 5)
-        promise.success(1)
-        promise.failure(TestFailure(code: 4))
-        promise.success(2)
+        promise.fulfill(1)
+        promise.reject(TestFailure(code: 4))
+        promise.fulfill(2)
         var seen: [Int] = []
         await #expect(throws: TestFailure(code: 4)) {
             for try await value in promise.stream.values { seen.append(value) }
@@ -36,9 +36,9 @@ struct FutureStreamAsyncTests {
 
     @Test func `results go on after errors`() async {
         let promise = StreamPromise<Int>(capacity: 5)
-        promise.success(1)
-        promise.failure(TestFailure())
-        promise.success(2)
+        promise.fulfill(1)
+        promise.reject(TestFailure())
+        promise.fulfill(2)
         promise.finish()
         var count = 0
         for await result in promise.stream.results {
@@ -60,7 +60,7 @@ struct FutureStreamAsyncTests {
             return seen
         }
         #expect(await eventually { promise.stream.subscriberCount == 1 })
-        promise.success(1)
+        promise.fulfill(1)
         try await started.future.value()
         loop.cancel()
         let seen = try await loop.value
@@ -70,7 +70,7 @@ struct FutureStreamAsyncTests {
 
     @Test func `breaking out of the loop unsubscribes`() async throws {
         let promise = StreamPromise<Int>(capacity: 5)
-        for value in 1...3 { promise.success(value) }
+        for value in 1...3 { promise.fulfill(value) }
         for try await value in promise.stream.values where value == 2 { break }
         #expect(await eventually { promise.stream.subscriberCount == 0 })
     }
@@ -89,7 +89,7 @@ struct FutureStreamAsyncTests {
     @Test func `bufferingNewest drops the oldest results of a loop that is behind`() async throws {
         let promise = StreamPromise<Int>(capacity: 0)
         var iterator = promise.stream.values(buffering: .bufferingNewest(2)).makeAsyncIterator()
-        for value in 1...5 { promise.success(value) }
+        for value in 1...5 { promise.fulfill(value) }
         promise.finish()
         var seen: [Int] = []
         while let value = try await iterator.next() { seen.append(value) }
@@ -99,7 +99,7 @@ struct FutureStreamAsyncTests {
     @Test func `bufferingOldest drops new results while the buffer is full`() async throws {
         let promise = StreamPromise<Int>(capacity: 0)
         var iterator = promise.stream.values(buffering: .bufferingOldest(2)).makeAsyncIterator()
-        for value in 1...5 { promise.success(value) }
+        for value in 1...5 { promise.fulfill(value) }
         promise.finish()
         var seen: [Int] = []
         while let value = try await iterator.next() { seen.append(value) }
@@ -109,7 +109,7 @@ struct FutureStreamAsyncTests {
     @Test func `values buffers the newest capacity results by default`() async throws {
         let promise = StreamPromise<Int>(capacity: 3)
         var iterator = promise.stream.values.makeAsyncIterator()
-        for value in 1...10 { promise.success(value) }
+        for value in 1...10 { promise.fulfill(value) }
         promise.finish()
         var seen: [Int] = []
         while let value = try await iterator.next() { seen.append(value) }
@@ -154,7 +154,7 @@ struct FutureStreamAsyncTests {
 
     @Test func `a round trip through values keeps every element`() async throws {
         let promise = StreamPromise<Int>(capacity: .max)
-        for value in 0..<20 { promise.success(value) }
+        for value in 0..<20 { promise.fulfill(value) }
         promise.finish()
         let copy = FutureStream(capacity: .max, promise.stream.values)
         await copy.finished()

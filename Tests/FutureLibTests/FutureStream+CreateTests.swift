@@ -94,10 +94,10 @@ struct FutureStreamCreateTests {
     @Test func `count is how many results the stream keeps now, at most its capacity`() {
         let promise = StreamPromise<Int>(capacity: 2)
         #expect(promise.stream.count == 0)
-        promise.success(1)
+        promise.fulfill(1)
         #expect(promise.stream.count == 1)
-        promise.failure(TestFailure())
-        promise.success(3)
+        promise.reject(TestFailure())
+        promise.fulfill(3)
         #expect(promise.stream.count == 2)
         promise.finish()
         #expect(promise.stream.count == 2)
@@ -106,7 +106,7 @@ struct FutureStreamCreateTests {
     @Test func `StreamPromise() keeps every result for late subscribers`() async {
         let promise = StreamPromise<Int>()
         #expect(promise.stream.capacity == .max)
-        for value in 0..<1_000 { promise.success(value) }
+        for value in 0..<1_000 { promise.fulfill(value) }
         promise.finish()
         #expect(promise.stream.count == 1_000)
         let recorder = StreamRecorder<Int>().record(promise.stream)

@@ -23,8 +23,8 @@ struct FutureStreamMainActorTests {
             MainActor.assertIsolated()
             finished.fulfill(())
         }
-        for value in 0..<20 { promise.success(value) }
-        promise.failure(SampleError())
+        for value in 0..<20 { promise.fulfill(value) }
+        promise.reject(SampleError())
         promise.finish()
         try await finished.future.value()
         #expect(await log.entries == Array(0..<20))
@@ -59,9 +59,9 @@ struct FutureStreamMainActorTests {
             values.withLock { $0.append((try? result.get()) ?? -2) }
         }
         mapped.onFinish(on: .mainActor) { finished.fulfill(()) }
-        promise.success(0)
-        promise.success(1)
-        promise.failure(SampleError())
+        promise.fulfill(0)
+        promise.fulfill(1)
+        promise.reject(SampleError())
         promise.finish()
         try await finished.future.value()
         #expect(values.value == [2, -1])

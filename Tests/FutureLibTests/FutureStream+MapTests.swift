@@ -9,8 +9,8 @@ struct FutureStreamMapTests {
     static func stream(_ values: [Int], failingAfterNine: Bool = false) -> FutureStream<Int> {
         let promise = StreamPromise<Int>(capacity: .max)
         for value in values {
-            promise.success(value)
-            if failingAfterNine, value == 9 { promise.failure(TestFailure(code: 9)) }
+            promise.fulfill(value)
+            if failingAfterNine, value == 9 { promise.reject(TestFailure(code: 9)) }
         }
         promise.finish()
         return promise.stream
@@ -52,7 +52,7 @@ struct FutureStreamMapTests {
         let source = StreamPromise<Int>(capacity: 0)
         let flat = source.stream.flatMap(on: .synchronous) { index in promises[index].future }
         let recorder = StreamRecorder<Int>().record(flat)
-        for index in 0..<3 { source.success(index) }
+        for index in 0..<3 { source.fulfill(index) }
         source.finish()
         #expect(!recorder.isFinished)
         promises[2].fulfill(20)
@@ -68,11 +68,11 @@ struct FutureStreamMapTests {
         let source = StreamPromise<Int>(capacity: 0)
         let flat = source.stream.flatMap(on: .synchronous) { index -> FutureStream<Int> in inners[index].stream }
         let recorder = StreamRecorder<Int>().record(flat)
-        inners[0].success(1)
-        source.success(0)
-        source.success(1)
-        inners[1].success(2)
-        inners[0].success(3)
+        inners[0].fulfill(1)
+        source.fulfill(0)
+        source.fulfill(1)
+        inners[1].fulfill(2)
+        inners[0].fulfill(3)
         source.finish()
         inners[0].finish()
         #expect(!recorder.isFinished)
@@ -112,12 +112,12 @@ struct FutureStreamMapTests {
 
     @Test func `Future flatMap to a stream forwards the inner stream`() async {
         let inner = StreamPromise<Int>(capacity: 2)
-        inner.success(1)
+        inner.fulfill(1)
         let connection = Promise<Int>()
         let stream = connection.future.flatMap(capacity: 4) { _ in inner.stream }
         let recorder = StreamRecorder<Int>().record(stream)
         connection.fulfill(0)
-        inner.success(2)
+        inner.fulfill(2)
         inner.finish()
         await recorder.finished()
         #expect(recorder.values == [1, 2])
@@ -160,7 +160,7 @@ struct FutureStreamMapTests {
             stream.flatMap(on: .synchronous, cancellationToken: token) { value -> FutureStream<Int> in
                 calls.increment()
                 let inner = StreamPromise<Int>(capacity: 1)
-                inner.success(value)
+                inner.fulfill(value)
                 return inner.stream
             }
         case .recover: stream.recover(on: .synchronous, cancellationToken: token) { _ in calls.increment() }
@@ -188,14 +188,14 @@ struct FutureStreamMapTests {
         let calls = Counter()
         let derived = Self.apply(combinator, to: source.stream, token: request.token, calls: calls)
         let recorder = StreamRecorder<Int>().record(derived)
-        source.success(1)
-        source.failure(TestFailure())
+        source.fulfill(1)
+        source.reject(TestFailure())
         let callsBefore = calls.value
         request.cancel()
         #expect(recorder.isFinished)
         #expect(recorder.errors.last is CancellationError)
-        source.success(2)
-        source.failure(TestFailure())
+        source.fulfill(2)
+        source.reject(TestFailure())
         #expect(calls.value == callsBefore)
         #expect(!source.stream.isFinished)
     }
@@ -203,7 +203,7 @@ struct FutureStreamMapTests {
     @Test(arguments: Combinator.allCases)
     func `an already cancelled token gives a finished stream holding CancellationError`(combinator: Combinator) async {
         let source = StreamPromise<Int>(capacity: 1)
-        source.success(1)
+        source.fulfill(1)
         let calls = Counter()
         let derived = Self.apply(combinator, to: source.stream, token: .cancelled, calls: calls)
         let recorder = StreamRecorder<Int>().record(derived)

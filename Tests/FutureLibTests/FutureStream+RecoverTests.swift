@@ -35,10 +35,10 @@ struct FutureStreamRecoverTests {
         let recovery = StreamPromise<Int>(capacity: 0)
         let recovered = source.stream.recoverWith(on: .synchronous) { _ in recovery.stream }
         let recorder = StreamRecorder<Int>().record(recovered)
-        source.failure(TestFailure())
+        source.reject(TestFailure())
         source.finish()
         #expect(!recorder.isFinished)
-        recovery.success(5)
+        recovery.fulfill(5)
         recovery.finish()
         await recorder.finished()
         #expect(recorder.values == [5])
@@ -60,13 +60,13 @@ struct FutureStreamRecoverTests {
             recovery.stream
         }
         let recorder = StreamRecorder<Int>().record(recovered)
-        source.failure(TestFailure())
+        source.reject(TestFailure())
         #expect(recovery.stream.subscriberCount == 1)
         request.cancel()
         #expect(recorder.isFinished)
         #expect(recorder.errors.last is CancellationError)
         #expect(recovery.stream.subscriberCount == 0)
-        recovery.success(1)
+        recovery.fulfill(1)
         #expect(recorder.values.isEmpty)
     }
 
@@ -86,13 +86,13 @@ struct FutureStreamRecoverTests {
     }
 
     @Test func `Future recoverWith a stream: an error continues with the stream's results and its end`() async {
-        let recovery = StreamPromise<Int>(capacity: 1)
-        recovery.success(1)
+        let recovery = StreamPromise<Int>(capacity: 2)  // keeps both: the closure subscribes later, on another thread
+        recovery.fulfill(1)
         let source = Promise<Int>()
         let stream = source.future.recoverWith(capacity: 4, on: .synchronous) { _ in recovery.stream }
         let recorder = StreamRecorder<Int>().record(stream)
         source.reject(TestFailure())
-        recovery.success(2)
+        recovery.fulfill(2)
         #expect(!recorder.isFinished)
         recovery.finish()
         await recorder.finished()

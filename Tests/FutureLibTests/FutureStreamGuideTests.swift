@@ -34,9 +34,9 @@ struct FutureStreamGuideTests {
         readings.stream.onSuccess(on: .synchronous) { celsius in print("\(celsius) °C") }
         readings.stream.onFailure(on: .synchronous) { error in print("sensor: \(error)") }
 
-        readings.success(21.5)
-        readings.failure(SensorError.unavailable)  // an error is a result; the stream goes on
-        readings.success(22.0)
+        readings.fulfill(21.5)
+        readings.reject(SensorError.unavailable)  // an error is a result; the stream goes on
+        readings.fulfill(22.0)
         readings.finish()  // the end: later results are ignored
 
         #expect(readings.stream.isFinished)
@@ -44,7 +44,7 @@ struct FutureStreamGuideTests {
 
     @Test func `Capacity: what a late subscriber sees`() async {
         let progress = StreamPromise<Int>(capacity: 2)
-        for percent in [10, 20, 30] { progress.success(percent) }
+        for percent in [10, 20, 30] { progress.fulfill(percent) }
 
         let seen = Locked<[Int]>([])
         progress.stream.onSuccess(on: .synchronous) { percent in seen.withLock { $0.append(percent) } }
@@ -71,9 +71,9 @@ struct FutureStreamGuideTests {
         updates.stream.onSuccess(on: .synchronous, cancellationToken: stop.token) { value in
             seen.withLock { $0.append(value) }
         }
-        updates.success(1)
+        updates.fulfill(1)
         stop.cancel()  // unsubscribed and released
-        updates.success(2)
+        updates.fulfill(2)
         #expect(seen.value == [1])
     }
 
@@ -84,15 +84,15 @@ struct FutureStreamGuideTests {
             .map(on: .synchronous) { $0 * 9 / 5 + 32 }
         let seen = Locked<[Double]>([])
         fahrenheit.onSuccess(on: .synchronous) { value in seen.withLock { $0.append(value) } }
-        temperatures.success(100)
-        temperatures.success(-300)  // filtered out
-        temperatures.success(0)
+        temperatures.fulfill(100)
+        temperatures.fulfill(-300)  // filtered out
+        temperatures.fulfill(0)
         #expect(seen.value == [212, 32])
     }
 
     @Test func `Async/await: values`() async throws {
         let numbers = StreamPromise<Int>(capacity: 10)
-        for number in 1...3 { numbers.success(number) }
+        for number in 1...3 { numbers.fulfill(number) }
         numbers.finish()
 
         var sum = 0

@@ -46,7 +46,7 @@ struct FutureStreamRaceTests {
 
         func produce(_ producer: Int) {
             for offset in 0..<FutureStreamRaceTests.valuesPerProducer {
-                promise.success(producer * 1_000 + offset)
+                promise.fulfill(producer * 1_000 + offset)
             }
         }
 
@@ -103,7 +103,7 @@ struct FutureStreamRaceTests {
         }
 
         func check() -> String? {
-            promise.success(-1)  // after the cancellation: must not arrive
+            promise.fulfill(-1)  // after the cancellation: must not arrive
             let results = seen.value
             guard let last = results.last, last.isCancellation else { return "no CancellationError last" }
             let values = results.dropLast().map { $0.successValue ?? -2 }
@@ -118,7 +118,7 @@ struct FutureStreamRaceTests {
             iterations: Stress.heavy,  // each round sends ten results: heavy, not cheap
             setup: { CancelRound() },
             actions: [
-                { @Sendable round in for value in 0..<10 { round.promise.success(value) } },
+                { @Sendable round in for value in 0..<10 { round.promise.fulfill(value) } },
                 { @Sendable round in round.request.cancel() },
             ],
             check: { $0.check() }
@@ -133,8 +133,8 @@ struct FutureStreamRaceTests {
         let finishCalls = Counter()
 
         init() {
-            promise.success(1)
-            promise.success(2)
+            promise.fulfill(1)
+            promise.fulfill(2)
         }
 
         func subscribe() {

@@ -10,7 +10,7 @@ struct FutureStreamTests {
     @Test func `a subscriber gets every result in order`() async {
         let promise = StreamPromise<Int>(capacity: 0)
         let recorder = StreamRecorder<Int>().record(promise.stream)
-        for value in 0..<100 { promise.success(value) }
+        for value in 0..<100 { promise.fulfill(value) }
         promise.finish()
         await recorder.finished()
         #expect(recorder.values == Array(0..<100))
@@ -28,7 +28,7 @@ struct FutureStreamTests {
                 recorder.record(promise.stream, on: .default)
             }
         }
-        for value in 0..<1_000 { promise.success(value) }
+        for value in 0..<1_000 { promise.fulfill(value) }
         promise.finish()
         for recorder in recorders {
             await recorder.finished()
@@ -47,7 +47,7 @@ struct FutureStreamTests {
             running.decrement()
             if value == 499 { done.fulfill(()) }
         }
-        await onDedicatedThread { for value in 0..<500 { promise.success(value) } }
+        await onDedicatedThread { for value in 0..<500 { promise.fulfill(value) } }
         _ = try? await done.future.value()
         #expect(overlaps.value == 0)
     }
@@ -61,8 +61,8 @@ struct FutureStreamTests {
         }
         let successes = Locked<[Int]>([])
         promise.stream.onSuccess(on: .synchronous) { value in successes.withLock { $0.append(value) } }
-        promise.success(1)
-        promise.failure(TestFailure(code: 7))
+        promise.fulfill(1)
+        promise.reject(TestFailure(code: 7))
         promise.resolve(.success(2))
         promise.finish()
         await recorder.finished()
@@ -76,10 +76,10 @@ struct FutureStreamTests {
 
     @Test func `a late subscriber gets the last capacity results, oldest first, then new ones`() async {
         let promise = StreamPromise<Int>(capacity: 3)
-        for value in 1...5 { promise.success(value) }
+        for value in 1...5 { promise.fulfill(value) }
         let recorder = StreamRecorder<Int>().record(promise.stream)
         #expect(recorder.values == [3, 4, 5])
-        promise.success(6)
+        promise.fulfill(6)
         promise.finish()
         await recorder.finished()
         #expect(recorder.values == [3, 4, 5, 6])
@@ -87,9 +87,9 @@ struct FutureStreamTests {
 
     @Test func `capacity zero keeps nothing for late subscribers`() async {
         let promise = StreamPromise<Int>(capacity: 0)
-        promise.success(1)
+        promise.fulfill(1)
         let recorder = StreamRecorder<Int>().record(promise.stream)
-        promise.success(2)
+        promise.fulfill(2)
         promise.finish()
         await recorder.finished()
         #expect(recorder.values == [2])
@@ -97,7 +97,7 @@ struct FutureStreamTests {
 
     @Test func `capacity max keeps everything`() async {
         let promise = StreamPromise<Int>(capacity: .max)
-        for value in 0..<1_000 { promise.success(value) }
+        for value in 0..<1_000 { promise.fulfill(value) }
         promise.finish()
         let recorder = StreamRecorder<Int>().record(promise.stream)
         await recorder.finished()
@@ -107,7 +107,7 @@ struct FutureStreamTests {
     @Test func `evicted results are released`() async {
         let counter = DeinitCounter()
         let promise = StreamPromise<Tracked>(capacity: 2)
-        for _ in 0..<10 { promise.success(counter.make()) }
+        for _ in 0..<10 { promise.fulfill(counter.make()) }
         #expect(counter.deallocated == 8)
     }
 
@@ -117,10 +117,10 @@ struct FutureStreamTests {
         let promise = StreamPromise<Int>(capacity: 5)
         let queue = DispatchQueue(label: "stream-finish")
         let recorder = StreamRecorder<Int>().record(promise.stream, on: queue)
-        promise.success(1)
-        promise.success(2)
+        promise.fulfill(1)
+        promise.fulfill(2)
         promise.finish()
-        promise.success(3)
+        promise.fulfill(3)
         promise.finish()
         await recorder.finished()
         #expect(recorder.values == [1, 2])
@@ -129,7 +129,7 @@ struct FutureStreamTests {
 
     @Test func `a subscriber after the end gets the kept results and the end at once`() async {
         let promise = StreamPromise<Int>(capacity: 2)
-        for value in 1...3 { promise.success(value) }
+        for value in 1...3 { promise.fulfill(value) }
         promise.finish()
         let recorder = StreamRecorder<Int>().record(promise.stream)
         #expect(recorder.values == [2, 3])
@@ -147,8 +147,8 @@ struct FutureStreamTests {
             log.withLock { $0.append("end") }
             done.fulfill(())
         }
-        promise.success(1)
-        promise.success(2)
+        promise.fulfill(1)
+        promise.fulfill(2)
         promise.finish()
         queue.resume()
         _ = try? await done.future.value()
@@ -162,7 +162,7 @@ struct FutureStreamTests {
         let tracked = counter.make()
         stream.onSuccess(on: .synchronous) { _ in tracked.touch() }
         let recorder = StreamRecorder<Int>().record(stream)
-        promise?.success(1)
+        promise?.fulfill(1)
         promise = nil
         await recorder.finished()
         #expect(stream.isFinished)
@@ -177,9 +177,9 @@ struct FutureStreamTests {
         let promise = StreamPromise<Int>(capacity: 0)
         let request = CancellationRequest()
         let recorder = StreamRecorder<Int>().record(promise.stream, cancellationToken: request.token)
-        promise.success(1)
+        promise.fulfill(1)
         request.cancel()
-        promise.success(2)
+        promise.fulfill(2)
         #expect(recorder.values == [1])
         #expect(recorder.errors.count == 1)
         #expect(recorder.errors.first is CancellationError)
@@ -196,19 +196,19 @@ struct FutureStreamTests {
         #expect(counter.deallocated == 0)
         request.cancel()
         #expect(counter.deallocated == 1)
-        promise.success(1)
+        promise.fulfill(1)
     }
 
     @Test func `an already cancelled token subscribes nothing; onSuccess is never called`() async {
         let promise = StreamPromise<Int>(capacity: 3)
-        promise.success(1)
+        promise.fulfill(1)
         let successes = Counter()
         let failures = Locked<[any Error]>([])
         promise.stream.onSuccess(on: .synchronous, cancellationToken: .cancelled) { _ in successes.increment() }
         promise.stream.onFailure(on: .synchronous, cancellationToken: .cancelled) { e in
             failures.withLock { $0.append(e) }
         }
-        promise.success(2)
+        promise.fulfill(2)
         #expect(successes.value == 0)
         #expect(failures.value.count == 1 && failures.value.first is CancellationError)
     }
@@ -219,8 +219,8 @@ struct FutureStreamTests {
         let request = CancellationRequest()
         let recorder = StreamRecorder<Int>().record(promise.stream, on: queue, cancellationToken: request.token)
         queue.suspend()
-        promise.success(1)
-        promise.success(2)
+        promise.fulfill(1)
+        promise.fulfill(2)
         request.cancel()
         queue.resume()
         promise.finish()
@@ -234,9 +234,9 @@ struct FutureStreamTests {
         let request = CancellationRequest()
         let cancelled = StreamRecorder<Int>().record(promise.stream, cancellationToken: request.token)
         let other = StreamRecorder<Int>().record(promise.stream)
-        promise.success(1)
+        promise.fulfill(1)
         request.cancel()
-        promise.success(2)
+        promise.fulfill(2)
         promise.finish()
         await other.finished()
         #expect(cancelled.values == [1])
@@ -253,7 +253,7 @@ struct FutureStreamTests {
             seen.withLock { $0.append(value) }
             if value == 2 { request.cancel() }
         }
-        for value in 1...5 { promise.success(value) }
+        for value in 1...5 { promise.fulfill(value) }
         queue.resume()
         promise.finish()
         await promise.stream.finished()
@@ -261,13 +261,13 @@ struct FutureStreamTests {
         #expect(seen.value == [1, 2])
     }
 
-    // MARK: - completeWith
+    // MARK: - resolve(with:)
 
-    @Test func `completeWith(future:) adds the future's result`() async {
+    @Test func `resolve(with: future) adds the future's result`() async {
         let promise = StreamPromise<Int>(capacity: 5)
         let source = Promise<Int>()
-        promise.completeWith(future: source.future)
-        promise.completeWith(future: Future(error: TestFailure(code: 2)))
+        promise.resolve(with: source.future)
+        promise.resolve(with: Future(error: TestFailure(code: 2)))
         source.fulfill(1)
         promise.finish()
         let recorder = StreamRecorder<Int>().record(promise.stream)
@@ -275,11 +275,11 @@ struct FutureStreamTests {
         #expect(recorder.values == [1])
     }
 
-    @Test func `completeWith(future:) with a cancelled token adds nothing`() async {
+    @Test func `resolve(with: future) with a cancelled token adds nothing`() async {
         let promise = StreamPromise<Int>(capacity: 5)
         let source = Promise<Int>()
         let request = CancellationRequest()
-        promise.completeWith(cancellationToken: request.token, future: source.future)
+        promise.resolve(with: source.future, cancellationToken: request.token)
         request.cancel()
         source.fulfill(1)
         promise.finish()
@@ -287,26 +287,53 @@ struct FutureStreamTests {
         #expect(recorder.entries.isEmpty)
     }
 
-    @Test func `completeWith(stream:) forwards every result until its token is cancelled`() async {
+    @Test func `resolve(with: stream) forwards every result until its token is cancelled`() async {
         let merged = StreamPromise<Int>(capacity: 10)
         let first = StreamPromise<Int>(capacity: 1)
         let second = StreamPromise<Int>(capacity: 1)
         let request = CancellationRequest()
-        first.success(0)
-        merged.completeWith(stream: first.stream)
-        merged.completeWith(cancellationToken: request.token, stream: second.stream)
-        first.success(1)
-        second.success(10)
+        first.fulfill(0)
+        merged.resolve(with: first.stream)
+        merged.resolve(with: second.stream, cancellationToken: request.token)
+        first.fulfill(1)
+        second.fulfill(10)
         request.cancel()
-        second.success(11)
+        second.fulfill(11)
         first.finish()
         #expect(!merged.stream.isFinished)
-        first.success(2)
+        first.fulfill(2)
         merged.finish()
         let recorder = StreamRecorder<Int>().record(merged.stream)
         #expect(recorder.values == [0, 1, 10])
     }
+
+    @Test func `the earlier names success, failure and completeWith still work`() async {
+        let promise = StreamPromise<Int>(capacity: 10)
+        let earlier: some EarlierStreamPromiseNames<Int> = promise
+        let source = StreamPromise<Int>(capacity: 1)
+        earlier.success(1)
+        earlier.failure(TestFailure(code: 2))
+        earlier.completeWith(cancellationToken: .none, future: Future(value: 3))
+        earlier.completeWith(cancellationToken: .none, stream: source.stream)
+        source.fulfill(4)
+        promise.finish()
+        let recorder = StreamRecorder<Int>().record(promise.stream)
+        #expect(recorder.entries.count == 4)
+        #expect(recorder.values == [1, 3, 4])
+    }
 }
+
+/// `StreamPromise`'s deprecated names, called through a protocol so that the test that they still
+/// work compiles without deprecation warnings (warnings are errors here).
+protocol EarlierStreamPromiseNames<Value> {
+    associatedtype Value: Sendable
+    func success(_ value: Value)
+    func failure(_ error: any Error)
+    func completeWith(cancellationToken: CancellationToken, future: Future<Value>)
+    func completeWith(cancellationToken: CancellationToken, stream other: FutureStream<Value>)
+}
+
+extension StreamPromise: EarlierStreamPromiseNames {}
 
 /// Keeps the optimizer from dropping a computation.
 @inline(never)

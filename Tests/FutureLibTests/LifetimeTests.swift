@@ -252,27 +252,42 @@ import Testing
         #expect(await eventually { probes.allSatisfy { !$0.isAlive } })
     }
 
-    @Test func `a timeout that fired releases its timer and the limited future`() async {
+    @Test func `a timeout that fired releases its timer and the limited future`() {
         let promise = Promise<Int>()
-        let probe = await { () async -> WeakProbe<Future<Int>> in
-            let limited = promise.future.timeout(after: .milliseconds(1))
-            #expect(await settled(limited).futureError == .timeout)
+        let clock = ManualClock()
+        let probe = { () -> WeakProbe<Future<Int>> in
+            let limited = promise.future.timeout(after: .milliseconds(1), clock: clock, on: .synchronous)
+            clock.advance(by: .milliseconds(1))
+            #expect(limited.result?.futureError == .timeout)
             return WeakProbe(limited)
         }()
+        #expect(clock.pendingTimerCount == 0)  // the fired timer is released
         promise.fulfill(1)  // the pending source was the last holder of the limited future
-        #expect(await eventually { !probe.isAlive })
+        #expect(!probe.isAlive)
     }
 
     @Test func `a delayed future is released after it fired or was cancelled`() async {
         let request = CancellationRequest()
-        let probes = await { () async -> [WeakProbe<Future<Int>>] in
-            let fired = Future(value: 1, after: .milliseconds(1))
-            let cancelled = Future(value: 2, after: .seconds(60), cancellationToken: request.token)
-            #expect(await settled(fired).successValue == 1)
+        let clock = ManualClock()
+        let probes = { () -> [WeakProbe<Future<Int>>] in
+            let fired = Future(value: 1, after: .milliseconds(1), clock: clock)
+            let cancelled = Future(value: 2, after: .seconds(60), clock: clock, cancellationToken: request.token)
+            clock.advance(by: .milliseconds(1))
+            #expect(fired.result?.successValue == 1)
             request.cancel()
             #expect(cancelled.result?.isCancellation == true)
             return [WeakProbe(fired), WeakProbe(cancelled)]
         }()
-        #expect(await eventually { probes.allSatisfy { !$0.isAlive } })
+        #expect(clock.pendingTimerCount == 0)
+        #expect(probes.allSatisfy { !$0.isAlive })
+        // The same on the system clock, whose timers Dispatch releases on its queue.
+        let systemProbes = await { () async -> [WeakProbe<Future<Int>>] in
+            let fired = Future(value: 1, after: .milliseconds(1))
+            let cancelled = Future(value: 2, after: .seconds(60), cancellationToken: request.token)
+            #expect(await settled(fired).successValue == 1)
+            #expect(cancelled.result?.isCancellation == true)
+            return [WeakProbe(fired), WeakProbe(cancelled)]
+        }()
+        #expect(await eventually { systemProbes.allSatisfy { !$0.isAlive } })
     }
 }

@@ -11,10 +11,12 @@ struct SequenceFuturesTests {
 
     @Test("traverse keeps input order whatever order the futures complete in")
     func traverseKeepsOrder() async throws {
-        let values = try await Array(0..<20).traverse { index in
-            Future(value: index * 2, after: .milliseconds(Int64((20 - index) % 7)))
-        }.value()
-        #expect(values == (0..<20).map { $0 * 2 })
+        let clock = ManualClock()  // the futures complete in a scrambled order, deterministically
+        let traversed = Array(0..<20).traverse(on: .synchronous) { index in
+            Future(value: index * 2, after: .milliseconds(Int64((20 - index) % 7)), clock: clock)
+        }
+        clock.advance(by: .milliseconds(7))
+        #expect(try await traversed.value() == (0..<20).map { $0 * 2 })
     }
 
     @Test(
@@ -23,11 +25,14 @@ struct SequenceFuturesTests {
     )
     func traverseRespectsCap(_ cap: Int) async throws {
         let tracker = ConcurrencyTracker()
-        let values = try await Array(0..<40).traverse(on: .synchronous, maxConcurrency: cap) { index in
+        let clock = ManualClock()
+        let traversed = Array(0..<40).traverse(on: .synchronous, maxConcurrency: cap) { index in
             tracker.started(index)
-            return Future(value: index, after: .milliseconds(1)).andThen(on: .synchronous) { _ in tracker.finished() }
-        }.value()
-        #expect(values == Array(0..<40))
+            return Future(value: index, after: .milliseconds(1), clock: clock)
+                .andThen(on: .synchronous) { _ in tracker.finished() }
+        }
+        clock.advance(by: .seconds(1))  // each completion starts the next task, due 1 ms later: all within
+        #expect(try await traversed.value() == Array(0..<40))
         #expect(tracker.peak <= cap)
         #expect(tracker.peak >= 1)
         #expect(tracker.startOrder == Array(0..<40))
@@ -36,15 +41,16 @@ struct SequenceFuturesTests {
     @Test("traverse fails with the first failure in time and then starts no more tasks")
     func traverseStopsOnFailure() async {
         let started = Lock<[Int]>([])
+        let clock = ManualClock()
         let failing = Array(0..<100).traverse(on: .synchronous, maxConcurrency: 2) { index -> Future<Int> in
             started.withLock { $0.append(index) }
-            return index == 3 ? Future(error: SampleError(code: 3)) : Future(value: index, after: .milliseconds(1))
+            return index == 3
+                ? Future(error: SampleError(code: 3)) : Future(value: index, after: .milliseconds(1), clock: clock)
         }
+        clock.advance(by: .milliseconds(1))  // 0 and 1 complete, 2 and 3 start; 3 fails at once
         await #expect(throws: SampleError(code: 3)) { try await failing.value() }
-        try? await Task.sleep(for: .milliseconds(50))  // let any in-flight completion try to start more
-        let count = started.withLock { $0.count }
-        #expect(count < 100)
-        #expect(count <= 3 + 2)  // at most the failing one's window
+        clock.advance(by: .seconds(1))  // the task still in flight completes: it starts no more
+        #expect(started.withLock { $0 } == [0, 1, 2, 3])
     }
 
     @Test("traverse with a cancelled token fails promptly and starts no more tasks")

@@ -215,32 +215,6 @@ private func valueAsyncOnCompleted() {
     }
 }
 
-// MARK: 9. An async closure in a combinator vs Future { async } vs a plain Task
-
-/// Each awaits a task that ran on FutureLib's pool (or the cooperative pool for the plain `Task`): the cost is mostly
-/// the hops between threads, which is what an async closure in `map` must not add to.
-private func asyncClosures() {
-    Benchmark("9 FutureLib: async map on a completed future, awaited", configuration: configuration) {
-        benchmark async throws in
-        let future = Future(value: 1)
-        for _ in benchmark.scaledIterations {
-            blackHole(try await future.map { value async in value + 1 }.value())
-        }
-    }
-
-    Benchmark("9 FutureLib: Future { async }, awaited", configuration: configuration) { benchmark async throws in
-        for _ in benchmark.scaledIterations {
-            blackHole(try await Future { () async throws -> Int in 2 }.value())
-        }
-    }
-
-    Benchmark("9 Swift: Task { }, awaited", configuration: configuration) { benchmark async in
-        for _ in benchmark.scaledIterations {
-            blackHole(await Task { 2 }.value)
-        }
-    }
-}
-
 // MARK: 8. traverse of 10^3 ... 10^6 elements (per-element cost should not grow with N)
 
 private func traverseScaling() {
@@ -268,6 +242,32 @@ private func traverseScaling() {
             }
             benchmark.stopMeasurement()
             try? loop.syncShutdownGracefully()
+        }
+    }
+}
+
+// MARK: 9. An async closure in a combinator vs Future { async } vs a plain Task
+
+/// Each awaits a task that ran on FutureLib's pool (or the cooperative pool for the plain `Task`): the cost is mostly
+/// the hops between threads, which is what an async closure in `map` must not add to.
+private func asyncClosures() {
+    Benchmark("9 FutureLib: async map on a completed future, awaited", configuration: configuration) {
+        benchmark async throws in
+        let future = Future(value: 1)
+        for _ in benchmark.scaledIterations {
+            blackHole(try await future.map { value async in value + 1 }.value())
+        }
+    }
+
+    Benchmark("9 FutureLib: Future { async }, awaited", configuration: configuration) { benchmark async throws in
+        for _ in benchmark.scaledIterations {
+            blackHole(try await Future { () async throws -> Int in 2 }.value())
+        }
+    }
+
+    Benchmark("9 Swift: Task { }, awaited", configuration: configuration) { benchmark async in
+        for _ in benchmark.scaledIterations {
+            blackHole(await Task { 2 }.value)
         }
     }
 }

@@ -119,7 +119,7 @@ func eventLoopExamples(loop: any EventLoop, shutdown: CancellationToken) async t
     _ = try await ready.value()
     // A timer on the loop that the shutdown token cancels:
     let ping = loop.scheduleTask(in: .seconds(30), cancellationToken: shutdown) { "ping" }
-    ping.onFailure { error in print("no ping:", error) }  // CancellationError when shut down first
+    ping.onFailure(policy: .allErrors) { error in print("no ping:", error) }  // CancellationError when shut down first
 }
 
 // MARK: - Documentation/Migration.md, "From SwiftNIO EventLoopFuture"

@@ -184,45 +184,41 @@ final class CancellationCore: Sendable {
 
     // MARK: - Timer
 
-    /// Where every timer fires and runs its request's handlers: one serial queue of the package's.
-    ///
-    /// Not `DispatchQueue.global()`: that pool has about one thread per core, and user work that
-    /// blocks them (or floods it) delayed timers by seconds in the test suite. A serial queue
-    /// created here targets Dispatch's overcommit pool, which gives it a thread of its own
-    /// whatever the global queues are doing. Handlers should be short (they always should:
-    /// they delay the caller of `cancel()`); a slow one delays the timers behind it.
-    static let timerQueue = DispatchQueue(label: "FutureLib.timers", qos: .userInitiated)
-
-    /// Arms (or re-arms) the timer that cancels this core at `deadline`. The timer's handler reaches
-    /// the core weakly: it keeps the request cancellable while something can observe it, never
-    /// alive. Cancelling, abandoning or deallocating the core stops and releases the timer.
-    func arm(at deadline: DispatchTime) {
-        state.withLock { state in
-            switch state.armTimer() {
-            case .none:
-                return
-            case .reschedule(let timer):
-                timer.schedule(deadline: deadline)
-            case .create:
-                let timer = DispatchSource.makeTimerSource(queue: Self.timerQueue)
-                timer.setEventHandler { [weak self] in self?.cancel() }
-                timer.setCancelHandler { Self.pendingTimers.subtract(1, ordering: .relaxed) }
-                Self.pendingTimers.add(1, ordering: .relaxed)
-                timer.schedule(deadline: deadline)
-                state.install(timer)
-                timer.activate()
-            }
+    /// Arms (or re-arms) the timer that cancels this core `delay` from now, on `clock` (nil: the
+    /// clock of its timer, else the system clock). The timer reaches the core weakly: it keeps the
+    /// request cancellable while something can observe it, never alive. Cancelling, abandoning
+    /// or deallocating the core stops and releases the timer.
+    func arm(after delay: Duration, on clock: (any TimerClock)?) {
+        switch state.withLock({ $0.armTimer(on: clock) }) {
+        case .none:
+            return
+        case .reschedule(let timer):
+            timer.reschedule(after: delay)
+        case .create(let clock):
+            let timer = clock.makeTimer(after: delay) { [weak self] in self?.cancel() }
+            let stale = state.withLock { $0.install(timer, on: clock) }
+            stale?.cancel()
         }
     }
-
-    /// How many timers Dispatch still holds: armed and not yet stopped (a fired timer is stopped
-    /// when its request is cancelled). For the tests that check that nothing is left behind.
-    static let pendingTimers = Atomic<Int>(0)
 
     /// How many handlers are stored on this core right now (O(n)): for the tests that check that
     /// nothing is left behind on a long-lived source.
     var registrationCount: Int {
         state.withLock { $0.registrationCount }
+    }
+
+    /// The state as debug descriptions show it, read in one critical section (O(n)).
+    var debugSnapshot: CancellationDebugSnapshot {
+        state.withLock { state in
+            let flags = state.attachmentFlags
+            return CancellationDebugSnapshot(
+                phase: state.phase,
+                handlers: state.registrationCount,
+                hasTimer: flags.hasTimer,
+                isLinked: flags.isLinked,
+                isRequestReleased: flags.isRequestReleased
+            )
+        }
     }
 }
 

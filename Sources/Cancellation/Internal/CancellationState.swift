@@ -1,4 +1,4 @@
-import Dispatch
+import Dispatch  // DispatchSemaphore
 
 /// The state of one cancellation request, as a pure value: every event is a `mutating` method that
 /// returns what the caller must do once the lock is released (the async-algorithms pattern).
@@ -35,6 +35,11 @@ struct CancellationState {
 
     /// How many handlers are stored: O(n), for tests only.
     var registrationCount: Int { handlers.countStored() }
+
+    /// What can still cancel the request besides its object, for debug descriptions only.
+    var attachmentFlags: (hasTimer: Bool, isLinked: Bool, isRequestReleased: Bool) {
+        (attachments?.timer != nil, attachments?.isLinked ?? false, attachments?.isRequestReleased ?? false)
+    }
 
     enum RegisterAction {
         /// The handler is stored under this key.
@@ -203,24 +208,38 @@ struct CancellationState {
     // MARK: - Timer
 
     enum ArmAction {
-        /// No timer yet: create one and ``install(_:)`` it.
-        case create
-        /// Re-schedule this existing timer.
-        case reschedule(any DispatchSourceTimer)
+        /// Make a timer on this clock, outside the lock, then ``install(_:on:)`` it.
+        case create(any TimerClock)
+        /// Move this existing timer, outside the lock.
+        case reschedule(any ClockTimer)
         /// Cancelled or abandoned: a timer has nothing left to do.
         case none
     }
 
-    /// The caller arms the timer inside the same `withLock` (scheduling a dispatch source runs no
-    /// user code), so concurrent `cancel(after:)` calls take effect in lock order: the last one wins.
-    mutating func armTimer() -> ArmAction {
+    /// Arming on `clock`, or when nil on the clock of the request's timer (else the system clock).
+    ///
+    /// The clock's methods are called outside the lock (a clock may be user code); concurrent
+    /// calls still take effect one after the other: each reschedule or installation is atomic,
+    /// and a timer cancelled meanwhile ignores a late reschedule.
+    mutating func armTimer(on clock: (any TimerClock)?) -> ArmAction {
         guard case .active = phase else { return .none }
-        if let timer = attachments?.timer { return .reschedule(timer) }
-        return .create
+        if let attachments, let timer = attachments.timer, let current = attachments.clock {
+            if let clock, !isSameClock(clock, current) { return .create(clock) }
+            return .reschedule(timer)
+        }
+        return .create(clock ?? SystemClock())
     }
 
-    mutating func install(_ new: any DispatchSourceTimer) {
-        attach().timer = new
+    /// Stores `timer`, made on `clock`; returns the timer to stop: the one it replaces, or
+    /// `timer` itself when the request was cancelled or abandoned meanwhile.
+    mutating func install(_ timer: any ClockTimer, on clock: any TimerClock) -> (any ClockTimer)? {
+        guard case .active = phase else { return timer }
+        let attachments = attach()
+        defer {
+            attachments.timer = timer
+            attachments.clock = clock
+        }
+        return attachments.timer
     }
 }
 
@@ -233,7 +252,9 @@ final class Attachments: @unchecked Sendable {
     // Sendable: confined as said above; the lock hands it over (release/acquire) to that thread.
 
     /// The pending `cancel(after:)` timer, if any.
-    var timer: (any DispatchSourceTimer)?
+    var timer: (any ClockTimer)?
+    /// The clock of `timer`, kept for the `cancel(after:)` calls that name none.
+    var clock: (any TimerClock)?
     /// This request's handlers on its sources (`init(linkedTo:)`), if any.
     var links: [CancellationRegistration]?
     /// Whether a source still holds this request's link, and so can still cancel it.

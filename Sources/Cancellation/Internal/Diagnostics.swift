@@ -11,8 +11,8 @@ extension CancellationToken {
 }
 
 extension CancellationRequest {
-    /// How many timers of the real clock are armed and not yet stopped and released, process-wide.
+    /// How many timers of the system clock are armed and not yet stopped and released, process-wide.
     package static var pendingTimerCount: Int {
-        CancellationCore.pendingTimers.load(ordering: .relaxed)
+        SystemClock.pending.load(ordering: .relaxed)
     }
 }

@@ -35,11 +35,6 @@ struct RegistrationList {
     private var newest = nil32
     private var freeHead = nil32
 
-    /// How many handlers are stored.
-    private(set) var count = 0
-
-    var isEmpty: Bool { count == 0 }
-
     /// Stores `handler` as the newest entry.
     mutating func append(_ handler: @escaping Handler) -> Key {
         let index: UInt32
@@ -66,7 +61,6 @@ struct RegistrationList {
         }
         if newest != Self.nil32 { slots[Int(newest)].next = index }
         newest = index
-        count += 1
         return Key(slot: index, generation: slots[Int(index)].generation)
     }
 
@@ -100,7 +94,6 @@ struct RegistrationList {
         slots[index].next = Self.nil32
         slots[index].previous = freeHead
         freeHead = key.slot
-        count -= 1
         return handler
     }
 
@@ -126,7 +119,6 @@ struct RegistrationList {
         )
         if slot.previous != Self.nil32 { slots[Int(slot.previous)].next = Self.nil32 }
         newest = slot.previous
-        count -= 1
         return Entry(key: Key(slot: index, generation: slot.generation), handler: slot.handler!)
     }
 }

@@ -62,18 +62,34 @@ extension Future {
         let registration = cancellationToken.onCancel { [self] in
             complete(with: .failure(CancellationError()))
         }
-        placement.start(cancellationToken: cancellationToken) { [self] in
-            defer { registration.unregister() }
-            // The token's handlers run newest first, so the task may see its cancellation and
-            // finish before the handler above fails the future: a cancelled token still wins.
-            do {
-                let value = try await work()
-                complete(
-                    with: cancellationToken.isCancellationRequested ? .failure(CancellationError()) : .success(value)
-                )
-            } catch {
-                complete(with: .failure(cancellationToken.isCancellationRequested ? CancellationError() : error))
+        // One closure context per task (the task's own), not a second one for a wrapped body.
+        switch placement {
+        case .executor(let executor):
+            Task(executorPreference: executor) { [self] in
+                await complete(running: work, cancellationToken: cancellationToken, registration: registration)
             }
+        case .mainActor:
+            Task { @MainActor [self] in
+                await complete(running: work, cancellationToken: cancellationToken, registration: registration)
+            }
+        }
+    }
+
+    /// The body of ``run(at:cancellationToken:_:)``'s task, on the task's executor: runs `work`
+    /// with the task cancelled by the token, and completes this future with its outcome.
+    private func complete(
+        running work: @Sendable () async throws -> Value,
+        cancellationToken: CancellationToken,
+        registration: CancellationRegistration
+    ) async {
+        defer { registration.unregister() }
+        // The token's handlers run newest first, so the task may see its cancellation and
+        // finish before the handler above fails the future: a cancelled token still wins.
+        do {
+            let value = try await withCancellation(cancellationToken) { try await work() }
+            complete(with: cancellationToken.isCancellationRequested ? .failure(CancellationError()) : .success(value))
+        } catch {
+            complete(with: .failure(cancellationToken.isCancellationRequested ? CancellationError() : error))
         }
     }
 
@@ -86,17 +102,13 @@ extension Future {
         cancellationToken: CancellationToken,
         _ step: @escaping @Sendable (Result<Value, any Error>) -> AsyncStep<U>
     ) -> Future<U> {
-        let derived = Future<U>()
-        if derived.failIfCancelled(cancellationToken) { return derived }
-        onComplete(on: .synchronous, cancellationToken: cancellationToken) { result in
-            // The token's CancellationError, or a result that came first but after the token: no step.
-            if derived.failIfCancelled(cancellationToken) { return }
+        // The one derive path: the new future owns the token registration until `step` has run.
+        derive(Future<U>(), target: .synchronous, cancellationToken: cancellationToken) { result, derived in
             switch step(result) {
             case .done(let result): derived.complete(with: result)
             case .run(let work): derived.run(at: placement, cancellationToken: cancellationToken, work)
             }
         }
-        return derived
     }
 }
 

@@ -2,6 +2,8 @@
 // siblings) or a combinator's derived future (`map` and the rest). "How the core works" in
 // Documentation/Internals.md walks through it.
 
+import Dispatch
+
 extension Future {
     // MARK: - Derived futures
 
@@ -24,9 +26,14 @@ extension Future {
         cancellationToken: CancellationToken,
         _ body: @escaping @Sendable (Result<Value, any Error>, Future<U>) -> Void
     ) -> Future<U> {
-        let derived = Future<U>()
-        // On a DispatchQueue, the target records the queued completion for value()'s deadlock check.
-        let target = context.isSynchronous ? .synchronous : QueueCompletion.target(context, completing: derived)
+        let target = ContinuationTarget(context)
+        // A derived future completed on a queue remembers it, for the blocking `value()`'s main-queue check.
+        let derived: Future<U>
+        if case .queue(let queue) = target {
+            derived = Future<U>(completedOn: queue)
+        } else {
+            derived = Future<U>()
+        }
         return derive(derived, target: target, cancellationToken: cancellationToken, body)
     }
 
@@ -54,26 +61,6 @@ extension Future {
         }
         register(cancellable, target: target, cancellationToken: cancellationToken)
         return derived
-    }
-
-    /// Fails this future with `CancellationError` if `token` is already cancelled; true if it did.
-    /// The prologue of every operation that takes a token.
-    @inlinable
-    func failIfCancelled(_ token: CancellationToken) -> Bool {
-        guard token.isCancellationRequested else { return false }
-        complete(with: .failure(CancellationError()))
-        return true
-    }
-
-    /// Fails this future with `CancellationError` when `token` is cancelled before it completes;
-    /// the token's handler is released when the future completes first. For the combinators that
-    /// gather several sources (`zip`, `sequence`, `race`, …); one-source combinators use
-    /// ``derive(on:cancellationToken:_:)``, which needs no second continuation.
-    @inlinable
-    func cancelOnRequest(of token: CancellationToken) {
-        guard token.canBeCancelled else { return }
-        let registration = token.onCancel { [self] in complete(with: .failure(CancellationError())) }
-        observe(on: .synchronous, cancellationToken: .none, .result { _ in registration.unregister() })
     }
 
     /// Completes this future with the result of `inner` (a `flatMap` or `recoverWith` result);

@@ -1,3 +1,5 @@
+public import Dispatch  // public: the pending state names a `DispatchQueue`, read by inlinable code
+
 /// The state of one future as a pure value; ``Future`` owns it in a `Mutex` and carries out the
 /// returned actions after the lock is released.
 @usableFromInline
@@ -15,6 +17,10 @@ struct FutureState<Value: Sendable>: Sendable {
         /// No result yet. The site of the promise that completes it (for the broken-promise
         /// error) is kept here, in the bytes the result takes later, rather than in the promise.
         case pending(createdAt: CreationSite)
+        /// No result yet, and the work that completes it is queued (or will be) on this queue: a
+        /// combinator's closure given `on: queue`, or `Future(on: queue)`'s work. Read only by the
+        /// blocking `value()`, to refuse blocking the main queue on work that needs it.
+        case queued(on: DispatchQueue)
         /// The result, while the completer still hands continuations to contexts other than
         /// `.synchronous`; registrations on such contexts meanwhile queue in `more` behind them
         /// (see ``takeQueued()``), so that a serial context runs continuations in registration order.
@@ -32,9 +38,16 @@ struct FutureState<Value: Sendable>: Sendable {
     @inlinable
     var result: Result<Value, any Error>? {
         switch outcome {
-        case .pending: nil
+        case .pending, .queued: nil
         case .dispatching(let result), .completed(let result): result
         }
+    }
+
+    /// The queue whose work completes this pending future, if it is known; nil once it has a result.
+    @inlinable
+    var completingQueue: DispatchQueue? {
+        if case .queued(let queue) = outcome { return queue }
+        return nil
     }
 
     /// Where the promise of a pending future was created; nil once it has a result.
@@ -64,7 +77,10 @@ struct FutureState<Value: Sendable>: Sendable {
     /// Completes the future; returns the continuations to dispatch, or nil when it was already complete.
     @inlinable
     mutating func complete(with newResult: Result<Value, any Error>) -> Ready? {
-        guard case .pending = outcome else { return nil }
+        switch outcome {
+        case .pending, .queued: break
+        case .dispatching, .completed: return nil
+        }
         // Moved out, not copied: a continuation holds several references.
         let first = first.take()
         var more: [Continuation<Value>] = []
@@ -102,7 +118,7 @@ struct FutureState<Value: Sendable>: Sendable {
     @inlinable
     mutating func add(target: ContinuationTarget, callback: Callback<Value>) -> AddAction {
         switch outcome {
-        case .pending:
+        case .pending, .queued:
             break
         case .dispatching(let result):
             guard !target.isSynchronous else { return .dispatch(result) }

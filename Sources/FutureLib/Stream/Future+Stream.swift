@@ -79,7 +79,7 @@ extension Future {
         _ next: @escaping @Sendable (Result<Value, any Error>) throws -> FutureStream<U>
     ) -> FutureStream<U> {
         let derived = FutureStream<U>(capacity: capacity)
-        if derived.cancelIfRequested(cancellationToken) { return derived }
+        if derived.failIfCancelled(cancellationToken) { return derived }
         derived.cancelOnRequest(of: cancellationToken)
         observe(
             on: context,

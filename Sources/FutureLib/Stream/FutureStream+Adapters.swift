@@ -57,7 +57,7 @@ extension FutureStream {
         ) -> Void
     ) {
         self.init(capacity: capacity)
-        adapt(cancellationToken) { [self] token in
+        startAdapted(cancellationToken) { [self] token in
             method(
                 { [self] value, error in
                     if let error {
@@ -114,7 +114,7 @@ extension FutureStream {
         ) -> Void
     ) {
         self.init(capacity: capacity)
-        adapt(cancellationToken) { [self] token in
+        startAdapted(cancellationToken) { [self] token in
             method({ [self] in publish($0) }, token)
         }
     }
@@ -135,28 +135,13 @@ extension FutureStream {
         method: (_ callback: @escaping @Sendable (Value) -> Void) -> Void
     ) {
         self.init(capacity: capacity)
-        adapt(cancellationToken) { [self] _ in
+        startAdapted(cancellationToken) { [self] _ in
             method { [self] in publish(.success($0)) }
         }
     }
 
     /// Calls `start` with the token to give the wrapped API, unless `cancellationToken` is
     /// cancelled already.
-    private func adapt(_ cancellationToken: CancellationToken, _ start: (CancellationToken) -> Void) {
-        if cancelIfRequested(cancellationToken) { return }
-        guard cancellationToken.canBeCancelled else {
-            start(.none)
-            return
-        }
-        let operation = CancellationRequest()
-        releaseOnFinish(
-            cancellationToken.onCancel { [self] in
-                cancelAndFinish()
-                operation.cancel()
-            }
-        )
-        start(operation.token)
-    }
 }
 
 extension FutureStream where Value == Void {

@@ -231,7 +231,7 @@ extension FutureStream {
         _ sequence: Elements
     ) where Elements.Element == Value {
         self.init(capacity: capacity)
-        if cancelIfRequested(cancellationToken) { return }
+        if failIfCancelled(cancellationToken) { return }
         cancelOnRequest(of: cancellationToken)
         Task(executorPreference: WorkerPool.shared) { [self] in
             do {

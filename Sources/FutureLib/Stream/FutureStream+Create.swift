@@ -72,7 +72,7 @@ extension FutureStream {
         _ work: @escaping @Sendable () throws -> Value
     ) {
         self.init(capacity: capacity)
-        if cancelIfRequested(cancellationToken) { return }
+        if failIfCancelled(cancellationToken) { return }
         cancelOnRequest(of: cancellationToken)
         context.execute { [self] in
             guard !cancellationToken.isCancellationRequested else { return }
@@ -88,10 +88,10 @@ extension FutureStream {
     ///
     /// ```swift
     /// let progress = StreamPromise<Int>(capacity: 2)
-    /// progress.success(10)
+    /// progress.fulfill(10)
     /// #expect(progress.stream.count == 1)
-    /// progress.success(20)
-    /// progress.success(30)
+    /// progress.fulfill(20)
+    /// progress.fulfill(30)
     /// #expect(progress.stream.count == 2)  // 20 and 30
     /// ```
     public var count: Int {

@@ -152,6 +152,7 @@ extension FutureStream {
     ///   - cancellationToken: Stops the new stream early.
     ///   - sideEffect: Observes each result.
     /// - Returns: A stream of the same results.
+    @discardableResult
     public func andThen(
         on context: MainActorExecutionContext,
         cancellationToken: CancellationToken = .none,

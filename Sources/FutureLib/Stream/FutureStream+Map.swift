@@ -146,7 +146,7 @@ extension FutureStream {
     ///   - cancellationToken: Cancels and finishes the new stream.
     ///   - sideEffect: Called with each result.
     /// - Returns: A stream of the same results.
-    @inlinable
+    @inlinable @discardableResult
     public func andThen(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,

@@ -14,7 +14,7 @@
 ///     .filter { $0 >= 0 }
 ///     .map { $0 * 9 / 5 + 32 }
 ///     .onSuccess(on: DispatchQueue.main) { fahrenheit in label.text = "\(fahrenheit) °F" }
-/// readings.success(21.5)
+/// readings.fulfill(21.5)
 /// readings.finish()
 /// ```
 ///
@@ -123,22 +123,6 @@ public final class FutureStream<Value: Sendable>: Sendable {
         done.finished.schedule()
     }
 
-    /// Cancels and finishes the stream at once if `token` is cancelled; true if it was.
-    @usableFromInline
-    func cancelIfRequested(_ token: CancellationToken) -> Bool {
-        guard token.isCancellationRequested else { return false }
-        cancelAndFinish()
-        return true
-    }
-
-    /// Cancels and finishes the stream when `token` is cancelled; the token's handler is released
-    /// when the stream finishes.
-    @usableFromInline
-    func cancelOnRequest(of token: CancellationToken) {
-        guard token.canBeCancelled else { return }
-        releaseOnFinish(token.onCancel { [self] in cancelAndFinish() })
-    }
-
     /// Keeps `registration` until the stream finishes, then unregisters it (at once if it has).
     @usableFromInline
     func releaseOnFinish(_ registration: CancellationRegistration) {
@@ -175,5 +159,17 @@ public final class FutureStream<Value: Sendable>: Sendable {
             subscriber.cancel()
         }
         subscriber.attach(registration)
+    }
+}
+
+extension FutureStream: EndedByToken {
+    @inlinable
+    func endCancelled() {
+        cancelAndFinish()
+    }
+
+    @inlinable
+    func releaseWhenEnded(_ registration: CancellationRegistration) {
+        releaseOnFinish(registration)
     }
 }

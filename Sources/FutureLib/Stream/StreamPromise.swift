@@ -1,7 +1,8 @@
 /// The write side of a ``FutureStream``: adds results to it and finishes it.
 ///
 /// Keep the promise where the results come from (a delegate, a callback, a loop) and hand out
-/// ``stream``. Every method may be called from any thread.
+/// ``stream``. Every method may be called from any thread. The methods are named as on
+/// ``Promise``: ``fulfill(_:)``, ``reject(_:)``, ``resolve(_:)``, `resolve(with:cancellationToken:)` (for a future or a stream).
 ///
 /// ```swift
 /// final class Accelerometer: Sendable {
@@ -9,7 +10,7 @@
 ///     var accelerations: FutureStream<Acceleration> { updates.stream }
 ///
 ///     func didUpdate(_ data: Acceleration?, error: (any Error)?) {
-///         if let error { updates.failure(error) } else if let data { updates.success(data) }
+///         if let error { updates.reject(error) } else if let data { updates.fulfill(data) }
 ///     }
 ///     func stop() { updates.finish() }
 /// }
@@ -51,8 +52,8 @@ public final class StreamPromise<Value: Sendable>: Sendable {
     ///
     /// ```swift
     /// let log = StreamPromise<String>()
-    /// log.success("started")
-    /// log.success("connected")
+    /// log.fulfill("started")
+    /// log.fulfill("connected")
     /// #expect(log.stream.count == 2)
     /// ```
     public convenience init() {
@@ -66,24 +67,24 @@ public final class StreamPromise<Value: Sendable>: Sendable {
     /// Adds a value to the stream.
     ///
     /// ```swift
-    /// promise.success(reading)
+    /// promise.fulfill(reading)
     /// ```
     ///
     /// - Parameter value: The value; ignored if the stream has finished.
     @inlinable
-    public func success(_ value: Value) {
+    public func fulfill(_ value: Value) {
         stream.publish(.success(value))
     }
 
     /// Adds an error to the stream; the stream goes on (an error is a result, not the end).
     ///
     /// ```swift
-    /// promise.failure(SensorError.unavailable)
+    /// promise.reject(SensorError.unavailable)
     /// ```
     ///
     /// - Parameter error: The error; ignored if the stream has finished.
     @inlinable
-    public func failure(_ error: any Error) {
+    public func reject(_ error: any Error) {
         stream.publish(.failure(error))
     }
 
@@ -102,7 +103,7 @@ public final class StreamPromise<Value: Sendable>: Sendable {
     /// Ends the stream: each subscriber gets the results still on their way to it, then the end.
     ///
     /// ```swift
-    /// promise.success(100)
+    /// promise.fulfill(100)
     /// promise.finish()
     /// #expect(promise.stream.isFinished)
     /// ```
@@ -116,15 +117,15 @@ public final class StreamPromise<Value: Sendable>: Sendable {
     /// Adds the result of `future` to the stream when it completes.
     ///
     /// ```swift
-    /// promise.completeWith(future: fetchLatestReading())
+    /// promise.resolve(with: fetchLatestReading())
     /// ```
     ///
     /// The promise is kept alive until the future completes.
     ///
     /// - Parameters:
-    ///   - cancellationToken: When cancelled first, the result is not added (nothing is).
     ///   - future: The future whose result to add.
-    public func completeWith(cancellationToken: CancellationToken = .none, future: Future<Value>) {
+    ///   - cancellationToken: When cancelled first, the result is not added (nothing is).
+    public func resolve(with future: Future<Value>, cancellationToken: CancellationToken = .none) {
         future.observe(
             on: .synchronous,
             cancellationToken: cancellationToken,
@@ -147,16 +148,72 @@ public final class StreamPromise<Value: Sendable>: Sendable {
     ///
     /// ```swift
     /// let all = StreamPromise<Reading>(capacity: 10)
-    /// all.completeWith(stream: indoorSensor)
-    /// all.completeWith(stream: outdoorSensor)
+    /// all.resolve(with: indoorSensor)
+    /// all.resolve(with: outdoorSensor)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - other: The stream whose results to add.
+    ///   - cancellationToken: Stops the forwarding when cancelled.
+    public func resolve(with other: FutureStream<Value>, cancellationToken: CancellationToken = .none) {
+        other.subscribe(on: .synchronous, cancellationToken: cancellationToken) { [self] event in
+            if case .result(let result) = event { stream.publish(result) }
+        }
+    }
+
+    // MARK: - Earlier names
+
+    /// Adds a value to the stream; the earlier name of ``fulfill(_:)``.
+    ///
+    /// ```swift
+    /// promise.fulfill(reading)  // was: promise.success(reading)
+    /// ```
+    ///
+    /// - Parameter value: The value; ignored if the stream has finished.
+    @available(*, deprecated, renamed: "fulfill(_:)")
+    public func success(_ value: Value) {
+        fulfill(value)
+    }
+
+    /// Adds an error to the stream; the earlier name of ``reject(_:)``.
+    ///
+    /// ```swift
+    /// promise.reject(SensorError.unavailable)  // was: promise.failure(SensorError.unavailable)
+    /// ```
+    ///
+    /// - Parameter error: The error; ignored if the stream has finished.
+    @available(*, deprecated, renamed: "reject(_:)")
+    public func failure(_ error: any Error) {
+        reject(error)
+    }
+
+    /// Adds the result of `future` to the stream; the earlier name of
+    /// `resolve(with:cancellationToken:)` (a future).
+    ///
+    /// ```swift
+    /// promise.resolve(with: fetchLatestReading())  // was: promise.completeWith(future: …)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - cancellationToken: When cancelled first, the result is not added (nothing is).
+    ///   - future: The future whose result to add.
+    @available(*, deprecated, renamed: "resolve(with:cancellationToken:)")
+    public func completeWith(cancellationToken: CancellationToken = .none, future: Future<Value>) {
+        resolve(with: future, cancellationToken: cancellationToken)
+    }
+
+    /// Adds every result of `other` to the stream; the earlier name of
+    /// `resolve(with:cancellationToken:)` (a stream).
+    ///
+    /// ```swift
+    /// all.resolve(with: indoorSensor)  // was: all.completeWith(stream: indoorSensor)
     /// ```
     ///
     /// - Parameters:
     ///   - cancellationToken: Stops the forwarding when cancelled.
     ///   - other: The stream whose results to add.
+    @available(*, deprecated, renamed: "resolve(with:cancellationToken:)")
     public func completeWith(cancellationToken: CancellationToken = .none, stream other: FutureStream<Value>) {
-        other.subscribe(on: .synchronous, cancellationToken: cancellationToken) { [self] event in
-            if case .result(let result) = event { stream.publish(result) }
-        }
+        resolve(with: other, cancellationToken: cancellationToken)
     }
 }

@@ -12,7 +12,7 @@ extension FutureStream {
         finished: (@Sendable (FutureStream<U>) -> Void)? = nil
     ) -> FutureStream<U> {
         let derived = FutureStream<U>(capacity: capacity)
-        if derived.cancelIfRequested(cancellationToken) { return derived }
+        if derived.failIfCancelled(cancellationToken) { return derived }
         derived.cancelOnRequest(of: cancellationToken)
         subscribe(on: context, cancellationToken: cancellationToken) { event in
             switch event {

@@ -25,7 +25,7 @@ struct StreamConsumerTests {
             for value in 1...200 {
                 let payload = Payload()
                 payload.value = value
-                source.success(payload)
+                source.fulfill(payload)
             }
             source.finish()
         }

@@ -1,0 +1,169 @@
+/// A clock that moves only when told to: time-based code tested instantly and deterministically.
+///
+/// Pass it as `clock:` to any API that waits for time, then move time forward with
+/// ``advance(by:)``: every timer that comes due fires inside that call, on the calling thread,
+/// so the test reads the effects right after it.
+///
+/// ```swift
+/// let clock = ManualClock()
+/// let request = CancellationRequest(cancelAfter: .seconds(30), clock: clock)
+/// clock.advance(by: .seconds(29))  // not cancelled
+/// clock.advance(by: .seconds(1))   // cancelled; its handlers ran inside advance(by:)
+/// #expect(request.isCancellationRequested)
+/// ```
+///
+/// ### Order
+/// ``advance(by:)`` fires the due timers in deadline order; timers due at the same instant fire
+/// in the order they were armed (a re-armed timer counts as armed when it was re-armed). While a
+/// timer fires, ``now`` reads its deadline, so a timer armed from inside it (the next retry's
+/// delay, say) is due relative to that instant and fires in the same call if it comes due.
+///
+/// ### Lifetime
+/// A timer on a manual clock holds nothing beyond its request's lifetime rules: no thread, no
+/// Dispatch source, only its place in this clock's list until it fires or is cancelled.
+public final class ManualClock: TimerClock {
+    private let state = Lock(State())
+
+    fileprivate struct State {
+        var now = Duration.zero
+        /// The instant that the `advance(by:)` calls so far reach: `now` catches up with it.
+        var horizon = Duration.zero
+        var timers = TimerHeap()
+    }
+
+    /// A clock at ``now`` `.zero` with no timer.
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// #expect(clock.now == .zero)
+    /// ```
+    public init() {}
+
+    /// How far the clock has advanced from `.zero`.
+    ///
+    /// ```swift
+    /// clock.advance(by: .seconds(2))
+    /// #expect(clock.now == .seconds(2))
+    /// ```
+    ///
+    /// While ``advance(by:)`` fires a timer, it reads that timer's deadline.
+    public var now: Duration {
+        state.withLock { $0.now }
+    }
+
+    /// Moves the clock forward by `duration` and fires every timer that comes due, before returning.
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// let late = Promise<Int>().future.timeout(after: .seconds(5), clock: clock)
+    /// clock.advance(by: .seconds(5))
+    /// #expect(late.isCompleted)  // failed with FutureError.timeout inside advance(by:)
+    /// ```
+    ///
+    /// ### Semantics
+    /// - Timers fire on the calling thread, in deadline order, ties in the order they were armed,
+    ///   each outside the clock's lock (a timer may arm, re-arm or cancel timers of this clock).
+    /// - Timers that come due while it runs (armed from a firing timer) fire in this call too.
+    /// - A `duration` of zero fires the timers due now; negative durations count as zero.
+    /// - For a deterministic order, advance a clock from one thread at a time.
+    ///
+    /// - Parameter duration: How far to move the clock.
+    public func advance(by duration: Duration) {
+        let target = state.withLock { state in
+            state.horizon = max(state.horizon, state.now) + max(duration, .zero)
+            return state.horizon
+        }
+        while let fire = state.withLock({ $0.popDue(at: target) }) {
+            fire()
+        }
+        state.withLock { $0.now = max($0.now, target) }
+    }
+
+    /// Starts a timer due `delay` from ``now``; it fires inside the ``advance(by:)`` that reaches it.
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// let timer = clock.makeTimer(after: .seconds(1)) { print("fired") }
+    /// clock.advance(by: .seconds(1))  // prints "fired"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - delay: How long from now. Negative delays count as zero: due at the next `advance(by:)`.
+    ///   - fire: What to run when the timer comes due.
+    /// - Returns: The timer.
+    public func makeTimer(after delay: Duration, _ fire: @escaping @Sendable () -> Void) -> any ClockTimer {
+        let timer = ManualTimer(clock: self, fire: fire)
+        schedule(timer, after: delay)
+        return timer
+    }
+
+    /// How many timers are waiting to come due. For the tests that check that nothing is left behind.
+    package var pendingTimerCount: Int {
+        state.withLock { $0.timers.count }
+    }
+
+    fileprivate func schedule(_ timer: ManualTimer, after delay: Duration) {
+        state.withLock { state in
+            guard !timer.isCancelled else { return }
+            state.timers.schedule(timer, at: state.now + max(delay, .zero))
+        }
+    }
+
+    fileprivate func cancel(_ timer: ManualTimer) {
+        let fire = state.withLock { state in
+            timer.isCancelled = true
+            state.timers.remove(timer)
+            return timer.takeFire()
+        }
+        _ = consume fire  // released here, outside the lock: it may run user `deinit`s
+    }
+}
+
+extension ManualClock.State {
+    /// Takes out the earliest timer due at `target` or before, moves `now` to its deadline, and
+    /// returns what it runs.
+    fileprivate mutating func popDue(at target: Duration) -> (@Sendable () -> Void)? {
+        while let due = timers.popDue(at: target) {
+            now = max(now, due.deadline)
+            if let fire = due.peekFire() { return fire }  // a cancelled timer is never in the heap
+        }
+        return nil
+    }
+}
+
+/// A timer of a ``ManualClock``: its place in the clock's heap, and what to run.
+final class ManualTimer: ClockTimer, @unchecked Sendable {
+    // Sendable: every `var` is only read or written with the clock's lock held (the closure is
+    // read under it, and called on the copy read out).
+    private let clock: ManualClock
+    private var fireClosure: (@Sendable () -> Void)?
+    var deadline = Duration.zero
+    var sequence: UInt64 = 0
+    /// The position in the clock's heap; -1 while not in it.
+    var index = -1
+    var isCancelled = false
+
+    init(clock: ManualClock, fire: @escaping @Sendable () -> Void) {
+        self.clock = clock
+        fireClosure = fire
+    }
+
+    func reschedule(after delay: Duration) {
+        clock.schedule(self, after: delay)
+    }
+
+    func cancel() {
+        clock.cancel(self)
+    }
+
+    /// With the clock's lock held: the closure, taken out for good.
+    func takeFire() -> (@Sendable () -> Void)? {
+        defer { fireClosure = nil }
+        return fireClosure
+    }
+
+    /// With the clock's lock held: the closure, unless cancelled.
+    func peekFire() -> (@Sendable () -> Void)? {
+        fireClosure
+    }
+}

@@ -1,0 +1,145 @@
+import Cancellation
+import TestSupport
+import Testing
+
+@Suite(.timeLimit(.minutes(3)))
+struct ManualClockTests {
+    /// Records, in order, which timer fired and what `now` read inside it.
+    final class Firings: Sendable {
+        let log = Locked<[(name: String, at: Duration)]>([])
+
+        func record(_ name: String, on clock: ManualClock) {
+            log.withLock { $0.append((name, clock.now)) }
+        }
+
+        var names: [String] { log.value.map(\.name) }
+        var instants: [Duration] { log.value.map(\.at) }
+    }
+
+    // MARK: - now
+
+    @Test func `now starts at zero and moves by exactly what advance(by:) is given`() {
+        let clock = ManualClock()
+        #expect(clock.now == .zero)
+        clock.advance(by: .milliseconds(1500))
+        #expect(clock.now == .milliseconds(1500))
+        clock.advance(by: .zero)
+        clock.advance(by: .seconds(-3))  // negative counts as zero
+        #expect(clock.now == .milliseconds(1500))
+        clock.advance(by: .nanoseconds(1))
+        #expect(clock.now == .milliseconds(1500) + .nanoseconds(1))
+    }
+
+    // MARK: - Firing
+
+    @Test func `a timer fires inside the advance that reaches its deadline, not an instant before`() {
+        let clock = ManualClock()
+        let firings = Firings()
+        _ = clock.makeTimer(after: .seconds(30)) { firings.record("t", on: clock) }
+        clock.advance(by: .seconds(30) - .nanoseconds(1))
+        #expect(firings.names.isEmpty)
+        clock.advance(by: .nanoseconds(1))
+        #expect(firings.names == ["t"])  // before advance(by:) returned
+        #expect(firings.instants == [.seconds(30)])
+        clock.advance(by: .seconds(60))
+        #expect(firings.names == ["t"])  // once
+        #expect(clock.pendingTimerCount == 0)
+    }
+
+    @Test func `timers fire on the calling thread`() async {
+        let clock = ManualClock()
+        let fired = Locked<ThreadID?>(nil)
+        _ = clock.makeTimer(after: .seconds(1)) { fired.withLock { $0 = .current } }
+        let advancing = await onDedicatedThread { () -> ThreadID in
+            clock.advance(by: .seconds(1))
+            return .current
+        }
+        #expect(fired.value == advancing)
+    }
+
+    @Test func `timers fire in deadline order, those due at the same instant in the order they were armed`() {
+        let clock = ManualClock()
+        let firings = Firings()
+        var timers: [any ClockTimer] = []
+        for (name, seconds) in [("c", 3), ("a1", 1), ("b", 2), ("a2", 1), ("a3", 1)] {
+            timers.append(clock.makeTimer(after: .seconds(seconds)) { firings.record(name, on: clock) })
+        }
+        clock.advance(by: .seconds(10))
+        #expect(firings.names == ["a1", "a2", "a3", "b", "c"])
+        #expect(firings.instants == [.seconds(1), .seconds(1), .seconds(1), .seconds(2), .seconds(3)])
+        #expect(clock.now == .seconds(10))
+    }
+
+    @Test func `a re-armed timer counts as armed when it was re-armed, and fires only at its new deadline`() {
+        let clock = ManualClock()
+        let firings = Firings()
+        let first = clock.makeTimer(after: .seconds(5)) { firings.record("first", on: clock) }
+        _ = clock.makeTimer(after: .seconds(2)) { firings.record("second", on: clock) }
+        first.reschedule(after: .seconds(2))  // same instant as "second", armed after it
+        clock.advance(by: .seconds(5))
+        #expect(firings.names == ["second", "first"])
+        #expect(firings.instants == [.seconds(2), .seconds(2)])
+        first.reschedule(after: .seconds(1))  // after it fired: fires again at the new deadline
+        clock.advance(by: .seconds(1))
+        #expect(firings.names == ["second", "first", "first"])
+    }
+
+    @Test func `a timer armed by a firing timer is due from that instant and fires in the same advance`() {
+        let clock = ManualClock()
+        let firings = Firings()
+        let chained = Locked<(any ClockTimer)?>(nil)
+        _ = clock.makeTimer(after: .seconds(1)) {
+            firings.record("outer", on: clock)
+            let inner = clock.makeTimer(after: .seconds(2)) { firings.record("inner", on: clock) }
+            chained.withLock { $0 = inner }
+        }
+        clock.advance(by: .seconds(3))
+        #expect(firings.names == ["outer", "inner"])
+        #expect(firings.instants == [.seconds(1), .seconds(3)])
+    }
+
+    @Test func `a zero or negative delay is due at once: the next advance, even by zero, fires it`() {
+        let clock = ManualClock()
+        let firings = Firings()
+        _ = clock.makeTimer(after: .zero) { firings.record("zero", on: clock) }
+        _ = clock.makeTimer(after: .seconds(-1)) { firings.record("negative", on: clock) }
+        #expect(firings.names.isEmpty)
+        clock.advance(by: .zero)
+        #expect(firings.names == ["zero", "negative"])
+    }
+
+    @Test func `a cancelled timer never fires, leaves the clock and releases its closure`() {
+        let clock = ManualClock()
+        let released = DeinitCounter()
+        let runs = Counter()
+        let timer = { [tracked = released.make()] in
+            clock.makeTimer(after: .seconds(1)) {
+                tracked.touch()
+                runs.increment()
+            }
+        }()
+        #expect(clock.pendingTimerCount == 1)
+        timer.cancel()
+        #expect(clock.pendingTimerCount == 0)
+        #expect(released.deallocated == 1)
+        timer.reschedule(after: .seconds(1))  // does nothing once cancelled
+        clock.advance(by: .seconds(5))
+        #expect(runs.value == 0)
+        #expect(clock.pendingTimerCount == 0)
+    }
+
+    @Test func `a hundred thousand timers advanced in one call fire once each, in deadline order`() {
+        let clock = ManualClock()
+        let count = Scale.hundredThousand
+        let order = Locked<[Int]>([])
+        // Deadlines in a scrambled order (a permutation of 0..<count, in milliseconds).
+        let timers = (0..<count).map { index in
+            let deadline = (index &* 7_919) % count
+            return clock.makeTimer(after: .milliseconds(deadline)) { order.withLock { $0.append(deadline) } }
+        }
+        clock.advance(by: .milliseconds(count))
+        #expect(order.value == Array(0..<count))
+        #expect(clock.pendingTimerCount == 0)
+        withExtendedLifetime(timers) {}
+    }
+}

@@ -14,6 +14,7 @@
 //                                          completed: run under `valgrind --tool=dhat` for the bytes per pending promise
 //   cancellation-register               11. onCancel + unregister on one token, one thread (the uncontended path
 //                                          that the shared-token striping must not slow down)
+//   cancellation-register-striped       11. the same from a thread that is not the token's first: a stripe's path
 //   cancellation-cancel                 6. a request with 10 handlers, cancelled (LIFO run of the handlers)
 //   mallinfo-futurelib / mallinfo-nio   13. not for valgrind: prints the heap bytes per pending promise with one
 //                                          continuation as glibc's malloc counts them (`mallinfo2().uordblks`,
@@ -21,6 +22,7 @@
 //
 // No async scenarios (5, 7): valgrind 3.19 dies with an internal SIGSEGV as soon as Swift async code runs.
 
+import Dispatch
 import FutureLib
 import MallocInfo
 import NIOCore
@@ -129,6 +131,22 @@ func cancellationRegister(_ count: Int) {
     }
 }
 
+/// The same on a token whose first registration came from another thread: this thread registers in a stripe.
+func cancellationRegisterStriped(_ count: Int) {
+    let request = CancellationRequest()
+    let token = request.token
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        token.onCancel {}.unregister()
+        done.signal()
+    }
+    done.wait()
+    for _ in 0..<count {
+        let registration = token.onCancel {}
+        if !registration.unregister() { sink(-1) }
+    }
+}
+
 func cancellationCancel(_ count: Int) {
     for _ in 0..<count {
         let request = CancellationRequest()
@@ -196,6 +214,7 @@ case "nio-sequence": try nioSequence(count)
 case "futurelib-pending": futureLibPending(count)
 case "nio-pending": try nioPending(count)
 case "cancellation-register": cancellationRegister(count)
+case "cancellation-register-striped": cancellationRegisterStriped(count)
 case "cancellation-cancel": cancellationCancel(count)
 case "mallinfo-futurelib": mallinfoFutureLib(count)
 case "mallinfo-nio": try mallinfoNIO(count)

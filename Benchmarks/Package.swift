@@ -58,5 +58,12 @@ let package = Package(
             dependencies: [.product(name: "FutureLib", package: "FutureLib")],
             path: "Rounds/RoundsDriver"
         ),
+        // Not a benchmark: scenario 9 (async closures) timed by a plain release driver, medians over alternating
+        // rounds, wall-clock or process CPU time (the harness's runner needs swift-runtime-interposer on Linux 6.3).
+        .executableTarget(
+            name: "AsyncTimingDriver",
+            dependencies: [.product(name: "FutureLib", package: "FutureLib")],
+            path: "Timing/AsyncTimingDriver"
+        ),
     ]
 )

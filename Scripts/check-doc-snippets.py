@@ -360,6 +360,8 @@ def main():
         *prelude,
         *files,
     ]  # fmt: skip
+    if arguments.integrations:
+        command += ["-D", "FUTURELIB_SNIPPETS_INTEGRATIONS"]  # Prelude.swift leaves its HTTPClient stub out
     if not arguments.keep_warnings:
         command.append("-suppress-warnings")
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)

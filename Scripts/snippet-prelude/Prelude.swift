@@ -137,6 +137,8 @@ final class DataTask: Sendable {
     func cancel() {}
 }
 
+// Not for the Integrations/ blocks (`--integrations`), whose `HTTPClient` is AsyncHTTPClient's.
+#if !FUTURELIB_SNIPPETS_INTEGRATIONS
 final class HTTPClient: Sendable {
     func dataTask(with url: String, completion: @escaping @Sendable ([UInt8]?, (any Error)?) -> Void) -> DataTask {
         DataTask()
@@ -145,6 +147,7 @@ final class HTTPClient: Sendable {
     func loadUser(id: Int, completion: @escaping @Sendable (Result<User, any Error>) -> Void) -> Call { Call() }
 }
 let client = HTTPClient()
+#endif
 
 // MARK: - Tokens and requests
 

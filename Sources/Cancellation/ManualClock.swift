@@ -28,7 +28,7 @@ public final class ManualClock: TimerClock {
         var now = Duration.zero
         /// The instant that the `advance(by:)` calls so far reach: `now` catches up with it.
         var horizon = Duration.zero
-        var timers = TimerHeap()
+        var timers = TimerHeap<ManualTimer>()
     }
 
     /// A clock at ``now`` `.zero` with no timer.
@@ -132,7 +132,7 @@ extension ManualClock.State {
 }
 
 /// A timer of a ``ManualClock``: its place in the clock's heap, and what to run.
-final class ManualTimer: ClockTimer, @unchecked Sendable {
+final class ManualTimer: ClockTimer, HeapTimer, @unchecked Sendable {
     // Sendable: every `var` is only read or written with the clock's lock held (the closure is
     // read under it, and called on the copy read out).
     private let clock: ManualClock

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// The real clock, and the default `clock:` of every API that waits for time.
 ///
@@ -13,7 +12,8 @@ import Synchronization
 /// ### Where timers fire
 /// On FutureLib's serial timer queue, which has a thread of its own: not the cooperative pool,
 /// not `DispatchQueue.global()`, so user work that blocks those cannot delay a timer. A timer's
-/// `fire` closure runs there: keep it short, a slow one delays the timers behind it.
+/// `fire` closure runs there: keep it short, a slow one delays the timers behind it. Timers due
+/// at the same instant fire in the order they were armed.
 public struct SystemClock: TimerClock {
     /// The real clock.
     ///
@@ -22,7 +22,7 @@ public struct SystemClock: TimerClock {
     /// ```
     public init() {}
 
-    /// Starts a Dispatch timer on FutureLib's timer queue.
+    /// Starts a timer that fires on FutureLib's timer queue.
     ///
     /// ```swift
     /// let timer = SystemClock().makeTimer(after: .milliseconds(10)) { print("fired") }
@@ -34,7 +34,9 @@ public struct SystemClock: TimerClock {
     ///   - fire: What to run on the timer queue at the deadline.
     /// - Returns: The timer.
     public func makeTimer(after delay: Duration, _ fire: @escaping @Sendable () -> Void) -> any ClockTimer {
-        DispatchTimer(after: delay, fire)
+        let timer = SystemTimer(fire: fire)
+        SystemTimers.shared.schedule(timer, after: delay)
+        return timer
     }
 
     /// Where every timer of this clock fires: one serial queue of the package's.
@@ -46,30 +48,125 @@ public struct SystemClock: TimerClock {
     /// they delay the caller of `cancel()`); a slow one delays the timers behind it.
     static let queue = DispatchQueue(label: "FutureLib.timers", qos: .userInitiated)
 
-    /// How many timers Dispatch still holds: made and not yet stopped and released. For the tests
-    /// that check that nothing is left behind.
-    static let pending = Atomic<Int>(0)
+    /// How many timers of this clock are pending. For the tests that check that nothing is left behind.
+    static var pendingTimerCount: Int { SystemTimers.shared.count }
 }
 
-/// A timer of the ``SystemClock``: a Dispatch timer source on the timer queue.
-private final class DispatchTimer: ClockTimer, @unchecked Sendable {
-    // Sendable: a Dispatch source may be scheduled and cancelled from any thread; `source` never changes.
+/// Every pending timer of the ``SystemClock``, in one heap, and one Dispatch timer source set to
+/// the earliest deadline.
+///
+/// One source for all timers rather than one each: arming a timer is a heap insertion under a
+/// lock (no Dispatch source to create, activate and later cancel on the queue), and a stopped
+/// timer leaves the heap and is released at once, so a server that makes and drops a deadline
+/// per request holds memory for the pending ones only. Timers due at the same instant fire in
+/// the order they were armed, as on a ``ManualClock``.
+private final class SystemTimers: @unchecked Sendable {
+    // Sendable: `state` is a lock; the source is scheduled only with that lock held, and its
+    // event handler runs on the serial timer queue.
+    static let shared = SystemTimers()
+
+    private struct State {
+        var timers = TimerHeap<SystemTimer>()
+        /// The deadline the source is set to, if it is set: a later timer needs no new schedule.
+        var armed: Duration?
+    }
+
+    private let state = Lock(State())
     private let source: any DispatchSourceTimer
 
-    init(after delay: Duration, _ fire: @escaping @Sendable () -> Void) {
+    private init() {
         source = DispatchSource.makeTimerSource(queue: SystemClock.queue)
-        source.setEventHandler(handler: fire)
-        source.setCancelHandler { SystemClock.pending.subtract(1, ordering: .relaxed) }
-        SystemClock.pending.add(1, ordering: .relaxed)
-        source.schedule(deadline: .now() + delay.dispatchInterval)
+        source.setEventHandler { SystemTimers.shared.fireDue() }
         source.activate()
     }
 
+    var count: Int { state.withLock { $0.timers.count } }
+
+    /// Now, on Dispatch's uptime clock.
+    private static var now: Duration {
+        .nanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds))
+    }
+
+    func schedule(_ timer: SystemTimer, after delay: Duration) {
+        let deadline = Self.now + max(delay, .zero)
+        state.withLock { state in
+            guard !timer.isCancelled else { return }
+            state.timers.schedule(timer, at: deadline)
+            rearm(&state)
+        }
+    }
+
+    func cancel(_ timer: SystemTimer) {
+        let fire = state.withLock { state in
+            timer.isCancelled = true
+            state.timers.remove(timer)  // the source may stay set to its deadline: a harmless early wake-up
+            return timer.takeFire()
+        }
+        _ = consume fire  // released here, outside the lock: it may run user `deinit`s
+    }
+
+    /// Sets the source to the earliest deadline if it is not set to that or earlier. With the lock
+    /// held: scheduling a Dispatch source runs no user code, and doing it in the same critical
+    /// section keeps concurrent arming calls from leaving the source set too late.
+    private func rearm(_ state: inout State) {
+        guard let earliest = state.timers.earliestDeadline else { return }
+        if let armed = state.armed, armed <= earliest { return }
+        state.armed = earliest
+        source.schedule(deadline: Self.dispatchTime(earliest))
+    }
+
+    /// On the timer queue: fires every timer that is due, earliest first, each outside the lock,
+    /// then sets the source to the next deadline.
+    private func fireDue() {
+        while let fire = state.withLock({ state -> (@Sendable () -> Void)? in
+            if let due = state.timers.popDue(at: Self.now), let fire = due.peekFire() { return fire }
+            state.armed = nil
+            rearm(&state)
+            return nil
+        }) {
+            fire()
+        }
+    }
+
+    private static func dispatchTime(_ deadline: Duration) -> DispatchTime {
+        let (seconds, attoseconds) = deadline.components
+        guard seconds < Int64(UInt64.max / 2 / 1_000_000_000) else { return .distantFuture }
+        return DispatchTime(
+            uptimeNanoseconds: UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+        )
+    }
+}
+
+/// A timer of the ``SystemClock``: its place in the heap of ``SystemTimers``, and what to run.
+private final class SystemTimer: ClockTimer, HeapTimer, @unchecked Sendable {
+    // Sendable: every `var` is only read or written with the lock of `SystemTimers` held (the
+    // closure is read under it, and called on the copy read out).
+    private var fireClosure: (@Sendable () -> Void)?
+    var deadline = Duration.zero
+    var sequence: UInt64 = 0
+    var index = -1
+    var isCancelled = false
+
+    init(fire: @escaping @Sendable () -> Void) {
+        fireClosure = fire
+    }
+
     func reschedule(after delay: Duration) {
-        source.schedule(deadline: .now() + delay.dispatchInterval)  // does nothing once cancelled
+        SystemTimers.shared.schedule(self, after: delay)
     }
 
     func cancel() {
-        source.cancel()
+        SystemTimers.shared.cancel(self)
+    }
+
+    /// With the lock held: the closure, taken out for good.
+    func takeFire() -> (@Sendable () -> Void)? {
+        defer { fireClosure = nil }
+        return fireClosure
+    }
+
+    /// With the lock held: the closure, unless cancelled.
+    func peekFire() -> (@Sendable () -> Void)? {
+        fireClosure
     }
 }

@@ -18,9 +18,10 @@
 /// `Documentation/Testing.md` for a clock built on `ContinuousClock` and tasks.
 ///
 /// ### Cost
-/// A request without a timer never touches its clock. The default ``system`` clock adds one
-/// small object per timer to a Dispatch timer source; ``ManualClock`` keeps its timers in a heap
-/// and creates no thread and no Dispatch source.
+/// A request without a timer never touches its clock. The default ``system`` clock keeps its
+/// pending timers in one heap behind a single Dispatch timer source (arming one is a heap
+/// insertion, and a stopped one is freed at once); ``ManualClock`` keeps its timers in a heap
+/// too, and creates no thread and no Dispatch source.
 public protocol TimerClock: Sendable {
     /// Starts a timer that calls `fire` once, `delay` from now, unless it is cancelled first.
     ///
@@ -50,7 +51,7 @@ public protocol TimerClock: Sendable {
 /// - `fire` runs once each time a deadline is reached: after ``reschedule(after:)`` moved a
 ///   timer that already fired, it fires again at the new deadline.
 /// - After ``cancel()`` returns, `fire` is never started again, ``reschedule(after:)`` does
-///   nothing, and the timer lets go of `fire` (soon: Dispatch, for one, releases it on its queue).
+///   nothing, and the timer lets go of `fire` (the built-in clocks at once).
 /// - Both methods may be called from any thread, concurrently with the timer firing.
 public protocol ClockTimer: AnyObject, Sendable {
     /// Moves the deadline to `delay` from now; a later call wins.

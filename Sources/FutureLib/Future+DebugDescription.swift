@@ -61,7 +61,7 @@ extension FutureStream: CustomDebugStringConvertible {
     ///
     /// ```swift
     /// let readings = StreamPromise<Double>(capacity: 10)
-    /// readings.success(21.5)
+    /// readings.fulfill(21.5)
     /// print(String(reflecting: readings.stream))
     /// // FutureStream<Double>(open; capacity 10; keeps 1 result; 0 subscribers)
     /// ```

@@ -1,5 +1,6 @@
 // `.mainActor` where `on:` says where a result is delivered or work runs, rather than where a
-// continuation's closure runs: `hop(to:)`, `timeout(after:on:)`, `Future(on:)`, `traverse`, `fold`.
+// continuation's closure runs: `hop(to:)`, `timeout(after:on:)`, `zip`, `Future(on:)`, `traverse`,
+// `fold`.
 
 extension Future {
     /// Delivers the result on the main actor: the new future completes on the main queue.
@@ -36,6 +37,25 @@ extension Future {
         cancellationToken: CancellationToken = .none
     ) -> Future<Value> {
         timeout(after: delay, on: context.queue, cancellationToken: cancellationToken)
+    }
+
+    /// Combines this future with `others` into a future of a tuple, completed on the main actor.
+    ///
+    /// ```swift
+    /// let pair: Future<(Int, String)> = Future(value: 1).zip(Future(value: "a"), on: .mainActor)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - others: The futures to combine with this one.
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    /// - Returns: A future of all the values.
+    public func zip<each Other: Sendable>(
+        _ others: repeat Future<each Other>,
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none
+    ) -> Future<(Value, repeat each Other)> {
+        zip(repeat each others, on: context.queue, cancellationToken: cancellationToken)
     }
 
     /// Creates a future completed by running `work` on the main actor.

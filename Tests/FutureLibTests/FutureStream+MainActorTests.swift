@@ -2,8 +2,8 @@ import FutureLib
 import TestSupport
 import Testing
 
-/// `on: .mainActor` on streams, and where `on:` delivers a result (`hop`, `timeout`, `Future(on:)`,
-/// `traverse`, `fold`).
+/// `on: .mainActor` on streams, and where `on:` delivers a result (`hop`, `timeout`, `zip`,
+/// `Future(on:)`, `traverse`, `fold`).
 @Suite(.timeLimit(.minutes(3)))
 struct FutureStreamMainActorTests {
     @Test func `stream continuations on .mainActor run on the main actor, in order`() async throws {
@@ -67,13 +67,15 @@ struct FutureStreamMainActorTests {
         #expect(values.value == [2, -1])
     }
 
-    @Test func `hop, timeout, Future(on:), traverse and fold accept .mainActor`() async throws {
+    @Test func `hop, timeout, zip, Future(on:), traverse and fold accept .mainActor`() async throws {
         @MainActor func isolated() -> Bool {
             MainActor.assertIsolated()
             return true
         }
         #expect(try await Future(value: 1).hop(to: .mainActor).value() == 1)
         #expect(try await Future(value: 2).timeout(after: .seconds(60), on: .mainActor).value() == 2)
+        let (number, letter) = try await Future(value: 1).zip(Future(value: "a"), on: .mainActor).value()
+        #expect(number == 1 && letter == "a")
         #expect(try await Future(on: .mainActor) { isolated() }.value())
         let traversed = [1, 2].traverse(on: .mainActor) { value in Future(value: isolated() ? value : 0) }
         #expect(try await traversed.value() == [1, 2])

@@ -1,5 +1,3 @@
-import Synchronization
-
 // Counts for the tests that check that nothing is left behind: on a long-lived source, in the
 // timer queue. Each one takes a lock or walks a list; none is meant for production code.
 
@@ -11,8 +9,8 @@ extension CancellationToken {
 }
 
 extension CancellationRequest {
-    /// How many timers of the system clock are armed and not yet stopped and released, process-wide.
+    /// How many timers of the system clock are pending (armed, not yet fired or stopped), process-wide.
     package static var pendingTimerCount: Int {
-        SystemClock.pending.load(ordering: .relaxed)
+        SystemClock.pendingTimerCount
     }
 }

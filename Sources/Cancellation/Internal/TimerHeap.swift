@@ -1,16 +1,30 @@
-/// The pending timers of a ``ManualClock``: a binary min-heap ordered by deadline, then by the
-/// order in which they were armed. Each timer knows its position, so removing or moving one is
-/// O(log n). The owner keeps the heap inside its lock; every method expects that lock held.
-struct TimerHeap {
-    private var timers: [ManualTimer] = []
+/// A timer that a ``TimerHeap`` orders: its fields belong to the heap's owner, and are only read
+/// or written with the owner's lock held.
+protocol HeapTimer: AnyObject {
+    var deadline: Duration { get set }
+    /// When it was armed, relative to the other timers of its heap.
+    var sequence: UInt64 { get set }
+    /// The position in the heap; -1 while not in it.
+    var index: Int { get set }
+}
+
+/// The pending timers of a clock (``ManualClock``, ``SystemClock``): a binary min-heap ordered by
+/// deadline, then by the order in which they were armed. Each timer knows its position, so
+/// removing or moving one is O(log n). The owner keeps the heap inside its lock; every method
+/// expects that lock held.
+struct TimerHeap<Timer: HeapTimer> {
+    private var timers: [Timer] = []
     /// Counts arming calls, so that timers due at the same instant fire in the order they were armed.
     private var armed: UInt64 = 0
 
     var count: Int { timers.count }
 
+    /// The deadline of the earliest timer, if any.
+    var earliestDeadline: Duration? { timers.first?.deadline }
+
     /// Puts `timer` in the heap due at `deadline`, or moves it there if it already is; either way
     /// it counts as armed now (after every timer armed before).
-    mutating func schedule(_ timer: ManualTimer, at deadline: Duration) {
+    mutating func schedule(_ timer: Timer, at deadline: Duration) {
         if timer.index >= 0 { remove(timer) }
         timer.deadline = deadline
         timer.sequence = armed
@@ -21,7 +35,7 @@ struct TimerHeap {
     }
 
     /// Takes `timer` out of the heap, if it is in it.
-    mutating func remove(_ timer: ManualTimer) {
+    mutating func remove(_ timer: Timer) {
         let index = timer.index
         guard index >= 0 else { return }
         let last = timers.count - 1
@@ -37,7 +51,7 @@ struct TimerHeap {
     }
 
     /// Takes out and returns the earliest timer if it is due at `instant` or before.
-    mutating func popDue(at instant: Duration) -> ManualTimer? {
+    mutating func popDue(at instant: Duration) -> Timer? {
         guard let first = timers.first, first.deadline <= instant else { return nil }
         remove(first)
         return first

@@ -206,6 +206,7 @@ public final class StreamPromise<Value: Sendable>: Sendable {
     /// `resolve(with:cancellationToken:)` (a stream).
     ///
     /// ```swift
+    /// let all = StreamPromise<Reading>(capacity: 10)
     /// all.resolve(with: indoorSensor)  // was: all.completeWith(stream: indoorSensor)
     /// ```
     ///

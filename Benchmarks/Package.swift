@@ -45,8 +45,18 @@ let package = Package(
                 .product(name: "FutureLib", package: "FutureLib"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                "MallocInfo",
             ],
             path: "Callgrind/CallgrindDriver"
+        ),
+        // `mallinfo2()` for the driver's bytes-per-pending-promise scenario (Swift's Glibc module lacks <malloc.h>).
+        .target(name: "MallocInfo", path: "Callgrind/MallocInfo"),
+        // Not a benchmark either: the multi-threaded scenarios of issue 19 in alternating rounds, FutureLib and its
+        // peer in one process, reporting median ratios (the way to compare on a shared, noisy machine).
+        .executableTarget(
+            name: "RoundsDriver",
+            dependencies: [.product(name: "FutureLib", package: "FutureLib")],
+            path: "Rounds/RoundsDriver"
         ),
         // Not a benchmark: scenario 9 (async closures) timed by a plain release driver, medians over alternating
         // rounds, wall-clock or process CPU time (the harness's runner needs swift-runtime-interposer on Linux 6.3).

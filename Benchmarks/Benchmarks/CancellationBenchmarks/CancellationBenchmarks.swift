@@ -155,6 +155,7 @@ let benchmarks: @Sendable () -> Void = {
     unregisterWithOutstandingRegistrations()
     cancelScaling()
     registerOnTokensThatNeedNoStorage()
+    sharedTokenContention()  // ContentionBenchmarks.swift: 11
 }
 
 // MARK: 5. register + unregister vs withTaskCancellationHandler

@@ -92,6 +92,7 @@ let benchmarks: @Sendable () -> Void = {
     asyncClosures()
     traverseScaling()
     streamBenchmarks()  // StreamBenchmarks.swift
+    multiThreadedBenchmarks()  // MultiThreadedBenchmarks.swift: 10, 12, 13, 14
 }
 
 // MARK: 1. promise + one continuation + completion

@@ -12,10 +12,19 @@
 //   futurelib-sequence / nio-sequence   3. sequence() / whenAllSucceed of 1,000 completed futures (one operation)
 //   futurelib-pending / nio-pending     1. `count` promises, each with one continuation, all pending at once, then
 //                                          completed: run under `valgrind --tool=dhat` for the bytes per pending promise
+//   cancellation-register               11. onCancel + unregister on one token, one thread (the uncontended path
+//                                          that the shared-token striping must not slow down)
+//   cancellation-register-striped       11. the same from a thread that is not the token's first: a stripe's path
+//   cancellation-cancel                 6. a request with 10 handlers, cancelled (LIFO run of the handlers)
+//   mallinfo-futurelib / mallinfo-nio   13. not for valgrind: prints the heap bytes per pending promise with one
+//                                          continuation as glibc's malloc counts them (`mallinfo2().uordblks`,
+//                                          so rounded up to malloc's chunk sizes), for `count` promises
 //
 // No async scenarios (5, 7): valgrind 3.19 dies with an internal SIGSEGV as soon as Swift async code runs.
 
+import Dispatch
 import FutureLib
+import MallocInfo
 import NIOCore
 import NIOEmbedded
 
@@ -113,6 +122,83 @@ func nioPending(_ count: Int) throws {
     try loop.syncShutdownGracefully()
 }
 
+func cancellationRegister(_ count: Int) {
+    let request = CancellationRequest()
+    let token = request.token
+    for _ in 0..<count {
+        let registration = token.onCancel {}
+        if !registration.unregister() { sink(-1) }
+    }
+}
+
+/// The same on a token whose first registration came from another thread: this thread registers in a stripe.
+func cancellationRegisterStriped(_ count: Int) {
+    let request = CancellationRequest()
+    let token = request.token
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        token.onCancel {}.unregister()
+        done.signal()
+    }
+    done.wait()
+    for _ in 0..<count {
+        let registration = token.onCancel {}
+        if !registration.unregister() { sink(-1) }
+    }
+}
+
+func cancellationCancel(_ count: Int) {
+    for _ in 0..<count {
+        let request = CancellationRequest()
+        let token = request.token
+        for _ in 0..<10 { token.onCancel { sink(0) } }
+        request.cancel()
+    }
+}
+
+/// Heap bytes in use as glibc's malloc counts them: requested sizes rounded up to its chunks.
+func heapBytesInUse() -> Int {
+    Int(malloc_info_bytes_in_use())
+}
+
+func printBytesPerPending(_ count: Int, _ build: () -> Any) {
+    let before = heapBytesInUse()
+    let pending = build()
+    let after = heapBytesInUse()
+    print("\(Double(after - before) / Double(count)) bytes per pending promise")
+    withExtendedLifetime(pending) {}
+}
+
+func mallinfoFutureLib(_ count: Int) {
+    var pending: [Promise<Int>] = []
+    pending.reserveCapacity(count)
+    printBytesPerPending(count) {
+        for _ in 0..<count {
+            let promise = Promise<Int>()
+            promise.future.onSuccess(on: .synchronous) { sink($0) }
+            pending.append(promise)
+        }
+        return 0
+    }
+    for promise in pending { promise.fulfill(1) }
+}
+
+func mallinfoNIO(_ count: Int) throws {
+    let loop = EmbeddedEventLoop()
+    var pending: [EventLoopPromise<Int>] = []
+    pending.reserveCapacity(count)
+    printBytesPerPending(count) {
+        for _ in 0..<count {
+            let promise = loop.makePromise(of: Int.self)
+            promise.futureResult.whenSuccess { sink($0) }
+            pending.append(promise)
+        }
+        return 0
+    }
+    for promise in pending { promise.succeed(1) }
+    try loop.syncShutdownGracefully()
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let count = Int(arguments[2]), count >= 0 else {
     fatalError("usage: CallgrindDriver <scenario> <count>")
@@ -127,6 +213,11 @@ case "futurelib-sequence": futureLibSequence(count)
 case "nio-sequence": try nioSequence(count)
 case "futurelib-pending": futureLibPending(count)
 case "nio-pending": try nioPending(count)
+case "cancellation-register": cancellationRegister(count)
+case "cancellation-register-striped": cancellationRegisterStriped(count)
+case "cancellation-cancel": cancellationCancel(count)
+case "mallinfo-futurelib": mallinfoFutureLib(count)
+case "mallinfo-nio": try mallinfoNIO(count)
 default:
     fatalError("unknown scenario \(arguments[1])")
 }

@@ -29,7 +29,7 @@ func streamBenchmarks() {
         for _ in benchmark.scaledIterations {
             let promise = StreamPromise<Int>(capacity: 0)
             promise.stream.map(on: .synchronous) { $0 &+ 1 }.onSuccess(on: .synchronous) { blackHole($0) }
-            for event in 0..<eventCount { promise.success(event) }
+            for event in 0..<eventCount { promise.fulfill(event) }
             promise.finish()
         }
     }
@@ -42,7 +42,7 @@ func streamBenchmarks() {
             let mapped = promise.stream.map(on: .default) { $0 &+ 1 }
             mapped.onSuccess(on: .synchronous) { blackHole($0) }
             mapped.onFinish(on: .synchronous) { done.signal() }
-            for event in 0..<eventCount { promise.success(event) }
+            for event in 0..<eventCount { promise.fulfill(event) }
             promise.finish()
             done.wait()
         }
@@ -55,7 +55,7 @@ func streamBenchmarks() {
             // Subscribed before the producer starts (capacity 0 keeps nothing for later).
             var iterator = promise.stream.values(buffering: .unbounded).map { $0 &+ 1 }.makeAsyncIterator()
             let producer = Task {
-                for event in 0..<eventCount { promise.success(event) }
+                for event in 0..<eventCount { promise.fulfill(event) }
                 promise.finish()
             }
             while let value = try? await iterator.next() { blackHole(value) }

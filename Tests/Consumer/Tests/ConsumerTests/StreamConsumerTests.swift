@@ -37,7 +37,7 @@ struct StreamConsumerTests {
         let source = StreamPromise<Int>(capacity: 10)
         let doubled = source.stream.map { $0 * 2 }
         DispatchQueue.global().async {
-            for value in 0..<500 { source.success(value) }
+            for value in 0..<500 { source.fulfill(value) }
             source.finish()
         }
         var received: [Int] = []
@@ -57,7 +57,7 @@ struct StreamConsumerTests {
         }
         await onThreads(2) { index in
             if index == 0 {
-                for value in 0..<200 { source.success(value) }
+                for value in 0..<200 { source.fulfill(value) }
                 source.finish()
             } else {
                 for request in requests { request.cancel() }
@@ -73,7 +73,7 @@ struct StreamConsumerTests {
         let results = source.stream.flatMap { index in promises[index].future }
         await onThreads(3) { index in
             if index == 0 {
-                for value in 0..<50 { source.success(value) }
+                for value in 0..<50 { source.fulfill(value) }
                 source.finish()
             } else {
                 for (offset, promise) in promises.enumerated() where offset % 2 == index - 1 { promise.fulfill(offset) }

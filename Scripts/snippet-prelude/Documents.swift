@@ -15,6 +15,13 @@ import FoundationNetworking
 
 // MARK: - Documentation/
 
+extension `Documentation/Cancellation.md` {
+    struct Response: Sendable {}
+    static func respond(to request: Request, cancellationToken: CancellationToken) async throws -> Response {
+        Response()
+    }
+}
+
 extension `Documentation/GettingStarted.md` {
     static let count = Future(value: 3)  // from the block before
 }
@@ -39,6 +46,27 @@ extension `Documentation/Migration.md` {
     static func phoneNumber() -> Future<Int> { Future(value: 5_550_100) }
     static func call(_ number: Int) -> Future<String> { Future(value: "an earful") }
     static func fetchUserAsync(_ id: Int, cancellationToken: CancellationToken) -> Future<User> { fetchUser(id) }
+}
+
+extension `Documentation/Testing.md` {
+    /// As in Tests/FutureLibTests/TestingGuideClockTests.swift.
+    final class FakeServer: Sendable {
+        let clock: ManualClock
+        let delay: Duration
+        private let starts = Mutex<[Duration]>([])
+
+        init(clock: ManualClock, answeringAfter delay: Duration) {
+            self.clock = clock
+            self.delay = delay
+        }
+
+        var startTimes: [Duration] { starts.withLock { $0 } }
+
+        func fetch(_ token: CancellationToken) -> Future<Config> {
+            starts.withLock { $0.append(clock.now) }
+            return Future(value: Config(port: 80), after: delay, clock: clock, cancellationToken: token)
+        }
+    }
 }
 
 // MARK: - Sources/Cancellation

@@ -42,6 +42,7 @@ public final class ManualClock: TimerClock {
     /// How far the clock has advanced from `.zero`.
     ///
     /// ```swift
+    /// let clock = ManualClock()
     /// clock.advance(by: .seconds(2))
     /// #expect(clock.now == .seconds(2))
     /// ```

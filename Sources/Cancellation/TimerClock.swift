@@ -57,6 +57,7 @@ public protocol ClockTimer: AnyObject, Sendable {
     /// Moves the deadline to `delay` from now; a later call wins.
     ///
     /// ```swift
+    /// let timer = ManualClock().makeTimer(after: .seconds(5)) { print("fired") }
     /// timer.reschedule(after: .seconds(30))
     /// ```
     ///
@@ -66,6 +67,7 @@ public protocol ClockTimer: AnyObject, Sendable {
     /// Stops the timer for good and lets go of its `fire` closure.
     ///
     /// ```swift
+    /// let timer = ManualClock().makeTimer(after: .seconds(5)) { print("fired") }
     /// timer.cancel()
     /// ```
     func cancel()

@@ -27,14 +27,26 @@ extension Future {
     /// let config = try await loadConfig().value(timeout: .seconds(2))
     /// ```
     ///
-    /// - Parameter timeout: The longest time to wait. Negative timeouts count as zero.
+    /// On a ``ManualClock`` the timeout passes inside ``ManualClock/advance(by:)``, whichever
+    /// task or thread calls it:
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// let waiting = Task { try await Promise<Int>().future.value(timeout: .seconds(5), clock: clock) }
+    /// // … once the task waits:
+    /// clock.advance(by: .seconds(5))  // the task throws FutureError.timeout
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - timeout: The longest time to wait. Negative timeouts count as zero.
+    ///   - clock: The clock that measures `timeout`. Defaults to ``TimerClock/system``.
     /// - Returns: The value.
     /// - Throws: ``FutureError/timeout`` if the future is still pending at the deadline,
     ///   `CancellationError` if the task was cancelled, otherwise the future's error.
     @inlinable
-    public func value(timeout: Duration) async throws -> Value {
+    public func value(timeout: Duration, clock: some TimerClock = .system) async throws -> Value {
         if isCompleted, let result { return try result.get() }
-        return try await awaitResult(timeout: timeout).get()
+        return try await awaitResult(timeout: timeout, clock: clock).get()
     }
 
     /// Suspends until the future completes or `timeout` passes.
@@ -45,22 +57,24 @@ extension Future {
     ///
     /// Task cancellation ends the wait early.
     ///
-    /// - Parameter timeout: The longest time to wait. Negative timeouts count as zero.
+    /// - Parameters:
+    ///   - timeout: The longest time to wait. Negative timeouts count as zero.
+    ///   - clock: The clock that measures `timeout`. Defaults to ``TimerClock/system``.
     /// - Returns: `true` if the future is complete.
-    public func wait(timeout: Duration) async -> Bool {
-        _ = try? await awaitResult(timeout: timeout)
+    public func wait(timeout: Duration, clock: some TimerClock = .system) async -> Bool {
+        _ = try? await awaitResult(timeout: timeout, clock: clock)
         return isCompleted
     }
 
     /// The result; or `CancellationError` when the task is cancelled first, or
     /// `FutureError.timeout` when the timeout passes first.
     @usableFromInline
-    func awaitResult(timeout: Duration?) async throws -> Result<Value, any Error> {
+    func awaitResult(timeout: Duration?, clock: any TimerClock = .system) async throws -> Result<Value, any Error> {
         if let result { return result }
         // One request for both ways the wait can end early (task cancellation and the timeout);
         // cancelling it removes the continuation from the future.
         let waiter = CancellationRequest()
-        if let timeout { waiter.cancel(after: timeout) }
+        if let timeout { waiter.cancel(after: timeout, clock: clock) }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 observe(on: .synchronous, cancellationToken: waiter.token, .result { _ in continuation.resume() })

@@ -63,6 +63,33 @@ struct FutureAsyncTests {
         #expect(try await promise.future.value(timeout: .seconds(30)) == 3)
     }
 
+    @Test func `value(timeout:clock:) async on a manual clock times out at the deadline, not an instant before`()
+        async throws
+    {
+        let clock = ManualClock()
+        let late = Promise<Int>()
+        let timingOut = Task { try await late.future.value(timeout: .seconds(5), clock: clock) }
+        #expect(await eventually { clock.pendingTimerCount == 1 })  // the task waits, its timer armed
+        clock.advance(by: .seconds(5))
+        await #expect(throws: FutureError.timeout) { try await timingOut.value }
+        #expect(!late.future.isCompleted)
+
+        let inTime = Promise<Int>()
+        let waiting = Task { try await inTime.future.value(timeout: .seconds(5), clock: clock) }
+        #expect(await eventually { clock.pendingTimerCount == 1 })
+        clock.advance(by: .seconds(5) - .nanoseconds(1))
+        inTime.fulfill(7)
+        #expect(try await waiting.value == 7)
+        #expect(clock.pendingTimerCount == 0)  // the wait's timer is stopped
+
+        let pending = Promise<Int>()
+        let bounded = Task { await pending.future.wait(timeout: .seconds(1), clock: clock) }
+        #expect(await eventually { clock.pendingTimerCount == 1 })
+        clock.advance(by: .seconds(1))
+        #expect(await bounded.value == false)
+        withExtendedLifetime((late, pending)) {}
+    }
+
     @Test func `value(timeout:) async with a negative timeout counts as zero`() async {
         let promise = Promise<Int>()
         await #expect(throws: FutureError.timeout) { try await promise.future.value(timeout: .seconds(-5)) }

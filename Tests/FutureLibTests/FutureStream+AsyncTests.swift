@@ -86,6 +86,21 @@ struct FutureStreamAsyncTests {
         #expect(try await loop.value == 0)
     }
 
+    @Test func `a cancelled task's loop ends at once even with results buffered`() async throws {
+        let promise = StreamPromise<Int>(capacity: 5)
+        for value in 0..<3 { promise.fulfill(value) }
+        let loop = Task {
+            var iterator = promise.stream.values.makeAsyncIterator()  // holds the 3 kept results
+            let first = try await iterator.next()
+            withUnsafeCurrentTask { $0?.cancel() }
+            let afterCancel = try await iterator.next()
+            return (first, afterCancel)
+        }
+        let (first, afterCancel) = try await loop.value
+        #expect(first == 0)
+        #expect(afterCancel == nil)
+    }
+
     @Test func `bufferingNewest drops the oldest results of a loop that is behind`() async throws {
         let promise = StreamPromise<Int>(capacity: 0)
         var iterator = promise.stream.values(buffering: .bufferingNewest(2)).makeAsyncIterator()

@@ -71,6 +71,28 @@ final class StreamIteratorCore<Value: Sendable>: Sendable {
     /// The next result, or nil when the stream has ended, the iteration was stopped or the task
     /// was cancelled.
     func next() async -> Result<Value, any Error>? {
+        // Fast path: a result is already buffered (the producer is ahead, the common case in a busy
+        // loop). Taken with one lock, without the cancellation handler scope (a task status record
+        // installed and removed) and the checked continuation (an allocation, a suspension point)
+        // that waiting needs. A cancelled task still ends the loop at once, as `onCancel` below
+        // would: it runs at once when the task is already cancelled. What it buys: benchmark
+        // "12 FutureLib: 100000 values, StreamPromise -> values -> for await" beside "12 Swift: …
+        // AsyncStream" (RoundsDriver 12: 1.58× → see Documentation/Performance.md).
+        if Task.isCancelled {
+            stop()
+            return nil
+        }
+        if let ready = state.withLock({ state -> Result<Value, any Error>?? in
+            if let result = state.popFirst() { return .some(result) }
+            return state.isDone ? .some(nil) : nil
+        }) {
+            return ready
+        }
+        return await waitForNext()
+    }
+
+    /// `next()` when nothing is buffered: waits for the stream, or for the task's cancellation.
+    private func waitForNext() async -> Result<Value, any Error>? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, any Error>?, Never>) in
                 let ready = state.withLock { state -> Result<Value, any Error>?? in

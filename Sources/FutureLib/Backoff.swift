@@ -1,4 +1,4 @@
-/// How long ``Future/retry(maxAttempts:backoff:clock:on:cancellationToken:shouldRetry:_:)`` waits
+/// How long ``Future/retry(maxAttempts:backoff:clock:on:cancellationToken:shouldRetry:_:)-(_,_,_,ExecutionContext,_,_,_)`` waits
 /// before each new attempt: a constant delay, or one that grows exponentially up to a cap,
 /// optionally with random jitter.
 ///

@@ -1,6 +1,6 @@
 // `.mainActor` where `on:` says where a result is delivered or work runs, rather than where a
 // continuation's closure runs: `hop(to:)`, `timeout(after:on:)`, `zip`, `Future(on:)`, `traverse`,
-// `fold`.
+// `fold`; `retry`, `withTimeout` and `race` are in Future+MainActorOperations.swift.
 
 extension Future {
     /// Delivers the result on the main actor: the new future completes on the main queue.
@@ -28,15 +28,17 @@ extension Future {
     ///
     /// - Parameters:
     ///   - delay: How long to wait. Zero or negative times out at once unless already complete.
+    ///   - clock: The clock that measures `delay`; ``SystemClock`` by default, a ``ManualClock`` in tests.
     ///   - context: `.mainActor`.
     ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
     /// - Returns: A future of this future's result, or failing with ``FutureError/timeout``.
     public func timeout(
         after delay: Duration,
+        clock: some TimerClock = .system,
         on context: MainActorExecutionContext,
         cancellationToken: CancellationToken = .none
     ) -> Future<Value> {
-        timeout(after: delay, on: context.queue, cancellationToken: cancellationToken)
+        timeout(after: delay, clock: clock, on: context.queue, cancellationToken: cancellationToken)
     }
 
     /// Combines this future with `others` into a future of a tuple, completed on the main actor.

@@ -12,7 +12,7 @@ extension Future {
     /// - `Future.withTimeout(_:clock:on:cancellationToken:_:)` (this one) when the work should stop at the
     ///   deadline: a request nobody will read, a computation whose result is no longer wanted. The
     ///   work gets the token and must honour it (pass it on to the futures it starts).
-    /// - ``timeout(after:clock:on:cancellationToken:)`` when you only want to stop *waiting*: the work
+    /// - ``timeout(after:clock:on:cancellationToken:)-(_,_,ExecutionContext,_)`` when you only want to stop *waiting*: the work
     ///   goes on (to fill a cache, say) and other holders of the future still get its result.
     ///
     /// ### Semantics

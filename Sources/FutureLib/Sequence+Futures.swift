@@ -149,7 +149,7 @@ extension Sequence {
     /// ```
     ///
     /// The others are not cancelled: give them a token and cancel it when this completes, or let
-    /// ``Future/race(on:cancellationToken:_:)`` start them, which cancels and releases the losers.
+    /// ``Future/race(on:cancellationToken:_:)-(ExecutionContext,_,_)`` start them, which cancels and releases the losers.
     ///
     /// - Parameter cancellationToken: Fails the result with `CancellationError` when cancelled first.
     /// - Returns: A future of the first result; failing with ``FutureError/noSuchElement`` for an

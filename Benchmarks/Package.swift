@@ -55,7 +55,13 @@ let package = Package(
         // peer in one process, reporting median ratios (the way to compare on a shared, noisy machine).
         .executableTarget(
             name: "RoundsDriver",
-            dependencies: [.product(name: "FutureLib", package: "FutureLib")],
+            dependencies: [
+                .product(name: "Cancellation", package: "FutureLib"),
+                .product(name: "FutureLib", package: "FutureLib"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Rounds/RoundsDriver"
         ),
         // Not a benchmark: scenario 9 (async closures) timed by a plain release driver, medians over alternating

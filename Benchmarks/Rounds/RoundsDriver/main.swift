@@ -1,13 +1,15 @@
-// A release driver for the multi-threaded scenarios of issue 19 (10, 11, 12, 14 of Documentation/Performance.md),
-// measured as the issue's outside harness did: FutureLib and its peer in ONE process, in alternating rounds
+// A release driver for the scenarios of Documentation/Performance.md: the multi-threaded ones of issue 19 (10, 11,
+// 12, 14, here) and the older single-thread ones (1–7, 9, SingleThreadScenarios.swift), measured as the issue's
+// outside harness did: FutureLib and its peer in ONE process, in alternating rounds
 // (FutureLib then peer, then peer then FutureLib, …), and the median of the per-round ratios. On a machine shared with other
 // work, alternating keeps both sides under the same load; a ratio of medians from two separate runs does not.
 //
-//     RoundsDriver [rounds] [scenario…]      (default: 15 rounds, every scenario)
+//     RoundsDriver [--json] [rounds] [scenario…]      (default: 15 rounds, every scenario)
 //
 // It prints, per scenario, the median wall-clock time per operation of each side and the median ratio (FutureLib /
 // peer), then the same for the process's CPU time, which other programs' load does not inflate.
-// Not a test and not a benchmark of record: ordo-one/benchmark (`make bench`) has the same scenarios.
+// Not a test: `make bench-report` (Scripts/bench-report.py) runs it with `--json` for the report's ratios, since
+// ordo-one/benchmark (`make bench`), which has the same scenarios, measures nothing on Linux with Swift 6.3.
 
 import Dispatch
 import FutureLib
@@ -76,10 +78,31 @@ final class StartLine: Sendable {
 struct Side {
     var name: String
     var operations: Int
-    var run: () async throws -> Void
+    /// Builds a run's input outside the timing and returns the timed part.
+    var prepare: () throws -> () async throws -> Void
+
+    init(name: String, operations: Int, run: @escaping () async throws -> Void) {
+        self.name = name
+        self.operations = operations
+        self.prepare = { run }
+    }
+
+    /// A side whose input is built by `prepare`, untimed, before each run.
+    static func prepared(
+        name: String,
+        operations: Int,
+        _ prepare: @escaping () throws -> () async throws -> Void
+    ) -> Side {
+        var side = Side(name: name, operations: operations) {}
+        side.prepare = prepare
+        return side
+    }
 }
 
 struct Scenario {
+    /// The scenario's number in Documentation/Performance.md, and a suffix where it has several rows; what
+    /// Scripts/bench-report.py reads (`--json`).
+    var key: String
     var name: String
     var futureLib: Side
     var peer: Side
@@ -105,10 +128,11 @@ func processCPUTime() -> Double {
 
 /// Wall-clock and process CPU time per operation of one run of `side`.
 func time(_ side: Side) async throws -> (wall: Double, cpu: Double) {
+    let run = try side.prepare()
     let clock = ContinuousClock()
     let start = clock.now
     let cpuStart = processCPUTime()
-    try await side.run()
+    try await run()
     let cpu = processCPUTime() - cpuStart
     return (seconds(clock.now - start) / Double(side.operations), cpu / Double(side.operations))
 }
@@ -125,6 +149,7 @@ func median(_ values: [Double]) -> Double {
 func asyncFutures() -> Scenario {
     let count = 10_000
     return Scenario(
+        key: "10",
         name: "10 Future { async } + sequence(), per future",
         futureLib: Side(name: "FutureLib", operations: count) {
             var futures: [Future<Int>] = []
@@ -157,6 +182,7 @@ func sharedToken(threads: Int) -> Scenario {
     let shared = CancellationRequest()
     let own = (0..<threads).map { _ in CancellationRequest() }
     return Scenario(
+        key: "11-\(threads)",
         name: "11 onCancel + unregister, \(threads) thread(s), per operation",
         futureLib: Side(name: "one shared token", operations: threads * perThread) {
             run(Array(repeating: shared.token, count: threads))
@@ -171,6 +197,7 @@ func sharedToken(threads: Int) -> Scenario {
 func streamValues() -> Scenario {
     let count = 100_000
     return Scenario(
+        key: "12",
         name: "12 StreamPromise -> values -> for await, per value",
         futureLib: Side(name: "FutureLib", operations: count) {
             let promise = StreamPromise<Int>(capacity: 0)
@@ -202,6 +229,7 @@ func streamValues() -> Scenario {
 func emptyJobs() -> Scenario {
     let count = 100_000
     return Scenario(
+        key: "14",
         name: "14 empty jobs, per job",
         futureLib: Side(name: ".default", operations: count) {
             let countdown = Countdown(count)
@@ -220,11 +248,27 @@ func emptyJobs() -> Scenario {
 
 // MARK: - Main
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+// `RoundsDriver [--json] [rounds] [scenario…]`: "11" picks every scenario keyed 11 or 11-…, "11-2" only that one.
+// With `--json`, one JSON object per scenario and line, for Scripts/bench-report.py.
+var arguments = Array(CommandLine.arguments.dropFirst())
+let json = arguments.contains("--json")
+arguments.removeAll { $0 == "--json" }
 let rounds = arguments.first.flatMap { Int($0) } ?? 15
 let wanted = Set(arguments.dropFirst())
-let scenarios = [asyncFutures(), sharedToken(threads: 1), sharedToken(threads: 2), streamValues(), emptyJobs()]
-    .filter { scenario in wanted.isEmpty || wanted.contains { scenario.name.hasPrefix($0) } }
+let scenarios = [
+    promiseWithOneContinuation(), mapChain(), sequenceOfCompleted(), continuationOnAnotherThread(),
+    registerUnregister(), cancelThousandHandlers(), valueOnCompleted(), asyncMap(), asyncFutureVersusTask(),
+    asyncFutures(), sharedToken(threads: 1), sharedToken(threads: 2), streamValues(), emptyJobs(),
+]
+.filter { scenario in
+    wanted.isEmpty || wanted.contains { scenario.key == $0 || scenario.key.hasPrefix($0 + "-") }
+}
+
+/// A JSON string literal; the names here hold no quote, backslash or control character to escape.
+func quoted(_ text: String) -> String {
+    precondition(!text.contains { $0 == "\"" || $0 == "\\" || $0.isNewline }, "escape \(text)")
+    return "\"" + text + "\""
+}
 
 for scenario in scenarios {
     // One unmeasured round of each side first: first-use costs (pool threads, slabs) out of the figures.
@@ -256,6 +300,19 @@ for scenario in scenarios {
         cpuRatios.append(a.cpu / b.cpu)
     }
     func rounded(_ value: Double) -> Double { (value * 100).rounded() / 100 }
+    if json {
+        let fields: [(String, String)] = [
+            ("key", quoted(scenario.key)), ("name", quoted(scenario.name)),
+            ("ours", quoted(scenario.futureLib.name)), ("peer", quoted(scenario.peer.name)),
+            ("operations", "\(scenario.futureLib.operations)"), ("rounds", "\(rounds)"),
+            ("wall_ours_ns", "\(median(ours) * 1e9)"), ("wall_peer_ns", "\(median(theirs) * 1e9)"),
+            ("ratio", "\(median(ratios))"), ("ratio_min", "\(ratios.min()!)"), ("ratio_max", "\(ratios.max()!)"),
+            ("cpu_ours_ns", "\(median(oursCPU) * 1e9)"), ("cpu_peer_ns", "\(median(theirsCPU) * 1e9)"),
+            ("cpu_ratio", "\(median(cpuRatios))"),
+        ]
+        print("{" + fields.map { "\(quoted($0.0)): \($0.1)" }.joined(separator: ", ") + "}")
+        continue
+    }
     print(
         [
             scenario.name + ":",

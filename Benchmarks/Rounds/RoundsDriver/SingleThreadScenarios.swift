@@ -1,0 +1,222 @@
+// The older scenarios (1–7, 9 of Documentation/Performance.md) in the same alternating rounds as 10–14, so that
+// `make bench-report` has a FutureLib / peer ratio from one process for each of them even where the benchmark
+// harness cannot run (Linux, Swift 6.3: ordo-one/benchmark#349). Same code as the harness's benchmarks of the same
+// number (Benchmarks/Benchmarks/*), with more operations per run so that a run takes milliseconds.
+
+import Cancellation
+import Dispatch
+import FutureLib
+import NIOCore
+import NIOEmbedded
+import NIOPosix
+import Synchronization
+
+/// Ends an `EmbeddedEventLoop` (the sides' closures are async, where NIO makes its synchronous shutdown unavailable;
+/// an embedded loop's shutdown does not block).
+func shutDown(_ loop: EmbeddedEventLoop) {
+    do { try loop.syncShutdownGracefully() } catch { fatalError("\(error)") }
+}
+
+/// 1. promise + one continuation + completion vs NIO on an `EmbeddedEventLoop`.
+func promiseWithOneContinuation() -> Scenario {
+    let count = 20_000
+    return Scenario(
+        key: "1",
+        name: "1 promise + 1 continuation + completion, per promise",
+        futureLib: Side(name: "FutureLib", operations: count) {
+            for _ in 0..<count {
+                let promise = Promise<Int>()
+                promise.future.onSuccess(on: .synchronous) { sink($0) }
+                promise.fulfill(1)
+            }
+        },
+        peer: Side(name: "NIO EmbeddedEventLoop", operations: count) {
+            let loop = EmbeddedEventLoop()
+            for _ in 0..<count {
+                let promise = loop.makePromise(of: Int.self)
+                promise.futureResult.whenSuccess { sink($0) }
+                promise.succeed(1)
+            }
+            shutDown(loop)
+        }
+    )
+}
+
+/// 2. a chain of ten `map`s on a pending promise, then completion, vs NIO.
+func mapChain() -> Scenario {
+    let count = 2_000
+    return Scenario(
+        key: "2",
+        name: "2 10-map chain on a pending promise, then completion, per chain",
+        futureLib: Side(name: "FutureLib", operations: count) {
+            for _ in 0..<count {
+                let promise = Promise<Int>()
+                var future = promise.future
+                for _ in 0..<10 { future = future.map(on: .synchronous) { $0 &+ 1 } }
+                future.onSuccess(on: .synchronous) { sink($0) }
+                promise.fulfill(1)
+            }
+        },
+        peer: Side(name: "NIO EmbeddedEventLoop", operations: count) {
+            let loop = EmbeddedEventLoop()
+            for _ in 0..<count {
+                let promise = loop.makePromise(of: Int.self)
+                var future = promise.futureResult
+                for _ in 0..<10 { future = future.map { $0 &+ 1 } }
+                future.whenSuccess { sink($0) }
+                promise.succeed(1)
+            }
+            shutDown(loop)
+        }
+    )
+}
+
+/// 3. `sequence()` of 1,000 completed futures vs NIO's `whenAllSucceed` (the inputs are made outside the timing).
+func sequenceOfCompleted() -> Scenario {
+    let count = 20
+    return Scenario(
+        key: "3",
+        name: "3 sequence() of 1,000 completed, per sequence",
+        futureLib: Side.prepared(name: "FutureLib", operations: count) {
+                let futures = (0..<1_000).map { Future(value: $0) }
+                return {
+                    for _ in 0..<count { futures.sequence().onSuccess(on: .synchronous) { sink($0.count) } }
+                }
+        },
+        peer: Side.prepared(name: "NIO whenAllSucceed", operations: count) {
+                let loop = EmbeddedEventLoop()
+                let futures = (0..<1_000).map { loop.makeSucceededFuture($0) }
+                return {
+                    for _ in 0..<count {
+                        EventLoopFuture.whenAllSucceed(futures, on: loop).whenSuccess { sink($0.count) }
+                    }
+                    shutDown(loop)
+                }
+        }
+    )
+}
+
+private let continuationQueue = DispatchQueue(label: "rounds.continuations")
+
+/// 4. completion here, continuation on another thread (throughput): a serial `DispatchQueue` vs an event loop.
+func continuationOnAnotherThread() -> Scenario {
+    let count = 10_000
+    let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+    return Scenario(
+        key: "4",
+        name: "4 completion here, continuation on another thread, per promise",
+        futureLib: Side(name: "FutureLib on a DispatchQueue", operations: count) {
+            let countdown = Countdown(count)
+            for _ in 0..<count {
+                let promise = Promise<Int>()
+                promise.future.onSuccess(on: continuationQueue) { _ in countdown.arrive() }
+                promise.fulfill(1)
+            }
+            countdown.wait()
+        },
+        peer: Side(name: "NIO event loop", operations: count) {
+            let countdown = Countdown(count)
+            for _ in 0..<count {
+                let promise = eventLoop.makePromise(of: Int.self)
+                promise.futureResult.whenSuccess { _ in countdown.arrive() }
+                promise.succeed(1)
+            }
+            countdown.wait()
+        }
+    )
+}
+
+/// 5. `onCancel` + `unregister()` vs a `withTaskCancellationHandler` scope.
+func registerUnregister() -> Scenario {
+    let count = 50_000
+    let request = CancellationRequest()
+    return Scenario(
+        key: "5",
+        name: "5 onCancel + unregister vs withTaskCancellationHandler, per scope",
+        futureLib: Side(name: "FutureLib", operations: count) {
+            let token = request.token
+            for _ in 0..<count {
+                if !token.onCancel({}).unregister() { sink(-1) }
+            }
+        },
+        peer: Side(name: "withTaskCancellationHandler", operations: count) {
+            for _ in 0..<count {
+                await withTaskCancellationHandler { sink(0) } onCancel: {}
+            }
+        }
+    )
+}
+
+/// 6. `cancel()` of a request with 1,000 handlers, per handler, vs one uncontended `Mutex.withLock`. The handlers
+/// are registered outside the timing.
+func cancelThousandHandlers() -> Scenario {
+    let requests = 10
+    let handlers = 1_000
+    return Scenario(
+        key: "6",
+        name: "6 cancel(), 1,000 handlers per request, per handler",
+        futureLib: Side.prepared(name: "FutureLib", operations: requests * handlers) {
+                let pending = (0..<requests).map { _ in CancellationRequest() }
+                for request in pending {
+                    let token = request.token
+                    for _ in 0..<handlers { token.onCancel { sink(0) } }
+                }
+                return {
+                    for request in pending { request.cancel() }
+                }
+        },
+        peer: Side(name: "Mutex.withLock", operations: requests * handlers) {
+            let mutex = Mutex(0)
+            for _ in 0..<(requests * handlers) { mutex.withLock { $0 &+= 1 } }
+            sink(mutex.withLock { $0 })
+        }
+    )
+}
+
+/// 7. `value() async` on a completed future vs `await task.value` on a finished task.
+func valueOnCompleted() -> Scenario {
+    let count = 100_000
+    let future = Future(value: 1)
+    let task = Task { 1 }
+    return Scenario(
+        key: "7",
+        name: "7 value() async on a completed future, per await",
+        futureLib: Side(name: "FutureLib", operations: count) {
+            for _ in 0..<count { sink(try await future.value()) }
+        },
+        peer: Side(name: "await task.value", operations: count) {
+            for _ in 0..<count { sink(await task.value) }
+        }
+    )
+}
+
+/// 9. an async `map` on a completed future, awaited, vs `Future { async }` awaited (issue 16: at most 1.5×).
+func asyncMap() -> Scenario {
+    let count = 5_000
+    let completed = Future(value: 1)
+    return Scenario(
+        key: "9",
+        name: "9 async map on a completed future vs Future { async }, awaited",
+        futureLib: Side(name: "async map", operations: count) {
+            for _ in 0..<count { sink(try await completed.map { value async in value + 1 }.value()) }
+        },
+        peer: Side(name: "Future { async }", operations: count) {
+            for _ in 0..<count { sink(try await Future { () async throws -> Int in 2 }.value()) }
+        }
+    )
+}
+
+/// 9. `Future { async }` awaited vs `Task { }` awaited.
+func asyncFutureVersusTask() -> Scenario {
+    let count = 5_000
+    return Scenario(
+        key: "9-task",
+        name: "9 Future { async } vs Task { }, awaited",
+        futureLib: Side(name: "Future { async }", operations: count) {
+            for _ in 0..<count { sink(try await Future { () async throws -> Int in 2 }.value()) }
+        },
+        peer: Side(name: "Task { }", operations: count) {
+            for _ in 0..<count { sink(await Task { 2 }.value) }
+        }
+    )
+}

@@ -56,11 +56,11 @@ soak: ## A server-shaped soak (release): 10⁶ requests, fails on memory growth,
 soak-ci: ## The soak, bounded for CI (200,000 requests, a few seconds)
 	$(SWIFT) run -c release Soak 200000
 
-bench: ## Run the benchmarks (release), side by side with their peers
+bench: ## Run the ordo-one/benchmark harness (measures nothing on Linux with Swift 6.3: ordo-one/benchmark#349)
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
 
-bench-report: ## Run benchmarks + callgrind, write Documentation/Performance.md and its charts
-	SWIFT=$(SWIFT) python3 Scripts/bench-report.py
+bench-report: ## RoundsDriver ratios + callgrind + mallinfo -> Documentation/Performance.md (BENCH_REPORT_FLAGS=--quick)
+	SWIFT=$(SWIFT) python3 Scripts/bench-report.py $(BENCH_REPORT_FLAGS)
 
 bench-callgrind: ## Instruction counts (valgrind) of FutureLib vs peers, into Documentation/Performance.md
 	SWIFT=$(SWIFT) python3 Scripts/bench-report.py --callgrind

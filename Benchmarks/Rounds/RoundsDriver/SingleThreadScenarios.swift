@@ -78,20 +78,20 @@ func sequenceOfCompleted() -> Scenario {
         key: "3",
         name: "3 sequence() of 1,000 completed, per sequence",
         futureLib: Side.prepared(name: "FutureLib", operations: count) {
-                let futures = (0..<1_000).map { Future(value: $0) }
-                return {
-                    for _ in 0..<count { futures.sequence().onSuccess(on: .synchronous) { sink($0.count) } }
-                }
+            let futures = (0..<1_000).map { Future(value: $0) }
+            return {
+                for _ in 0..<count { futures.sequence().onSuccess(on: .synchronous) { sink($0.count) } }
+            }
         },
         peer: Side.prepared(name: "NIO whenAllSucceed", operations: count) {
-                let loop = EmbeddedEventLoop()
-                let futures = (0..<1_000).map { loop.makeSucceededFuture($0) }
-                return {
-                    for _ in 0..<count {
-                        EventLoopFuture.whenAllSucceed(futures, on: loop).whenSuccess { sink($0.count) }
-                    }
-                    shutDown(loop)
+            let loop = EmbeddedEventLoop()
+            let futures = (0..<1_000).map { loop.makeSucceededFuture($0) }
+            return {
+                for _ in 0..<count {
+                    EventLoopFuture.whenAllSucceed(futures, on: loop).whenSuccess { sink($0.count) }
                 }
+                shutDown(loop)
+            }
         }
     )
 }
@@ -141,7 +141,10 @@ func registerUnregister() -> Scenario {
         },
         peer: Side(name: "withTaskCancellationHandler", operations: count) {
             for _ in 0..<count {
-                await withTaskCancellationHandler { sink(0) } onCancel: {}
+                await withTaskCancellationHandler {
+                    sink(0)
+                } onCancel: {
+                }
             }
         }
     )
@@ -156,14 +159,14 @@ func cancelThousandHandlers() -> Scenario {
         key: "6",
         name: "6 cancel(), 1,000 handlers per request, per handler",
         futureLib: Side.prepared(name: "FutureLib", operations: requests * handlers) {
-                let pending = (0..<requests).map { _ in CancellationRequest() }
-                for request in pending {
-                    let token = request.token
-                    for _ in 0..<handlers { token.onCancel { sink(0) } }
-                }
-                return {
-                    for request in pending { request.cancel() }
-                }
+            let pending = (0..<requests).map { _ in CancellationRequest() }
+            for request in pending {
+                let token = request.token
+                for _ in 0..<handlers { token.onCancel { sink(0) } }
+            }
+            return {
+                for request in pending { request.cancel() }
+            }
         },
         peer: Side(name: "Mutex.withLock", operations: requests * handlers) {
             let mutex = Mutex(0)

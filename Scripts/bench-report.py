@@ -981,7 +981,11 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
         "timing. (12) `next()` of `values` takes an already-buffered result with one lock and no continuation; in "
         "this scenario the consumer is usually faster than the producer and waits for most values, so what is "
         "left is the waiting path (a handler scope, a continuation and a resume per value, as `AsyncStream` has, "
-        "plus the stream's own lock).")
+        "plus the stream's own lock). (9) one `Future { async }` at a time, awaited, against one `Task { }`: the "
+        "future's task runs on the library's own threads, so each await is two hand-offs between threads (there and "
+        "back), while a `Task { }` awaited from a task on the cooperative pool often runs without one; batched "
+        "(10) the gap shrinks. `AsyncTimingDriver` reads 2–3× for the same pair because it awaits from the main "
+        "actor, where the `Task { }` inherits the main actor and pays hops too.")
     add("")
 
     # The harness's sections, kept from its last saved run, go after the callgrind section.

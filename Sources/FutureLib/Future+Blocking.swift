@@ -65,16 +65,26 @@ extension Future {
     /// let user = try fetchUser(id).value(timeout: .seconds(5))
     /// ```
     ///
+    /// ### Deadlock detection
+    /// As ``value()``: called on the main queue (or the main actor) for a future whose completing
+    /// work is queued on the main queue, it throws ``FutureError/deadlock(queue:)`` at once rather
+    /// than waiting out `timeout` for work that cannot run.
+    ///
     /// - Parameter timeout: The longest time to block. Negative timeouts count as zero.
     /// - Returns: The value.
     /// - Throws: ``FutureError/timeout`` if the future is still pending at the deadline (the
-    ///   future is not affected), otherwise the future's error.
+    ///   future is not affected), ``FutureError/deadlock(queue:)`` if it would block the main queue
+    ///   on work that needs the main queue, otherwise the future's error.
     @available(
         *,
         noasync,
         message: "value(timeout:) blocks the thread; use 'try await future.value(timeout:)' in async code"
     )
     public func value(timeout: Duration) throws -> Value {
+        if let result { return try result.get() }
+        if let main = MainQueue.wouldDeadlock(waitingFor: withState({ $0.completingQueue })) {
+            throw FutureError.deadlock(queue: main.label)
+        }
         guard wait(timeout: timeout) else { throw FutureError.timeout }
         return try result!.get()
     }

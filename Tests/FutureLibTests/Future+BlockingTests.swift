@@ -295,6 +295,18 @@ struct FutureDeadlockDetectionTests {
         #expect(try await Future(on: DispatchQueue.main) { 2 }.value() == 2)
     }
 
+    @Test func `value(timeout:) on the main queue for a future completed there throws FutureError.deadlock at once`()
+        async throws
+    {
+        // The timeout is far longer than the test's time limit: only the check can end the wait.
+        let outcome = await on(DispatchQueue.main) {
+            Result { try Future(value: 1).map(on: DispatchQueue.main) { $0 + 1 }.value(timeout: .seconds(3600)) }
+        }
+        #expect(outcome.futureError == .deadlock(queue: DispatchQueue.main.label))
+        let completed = await on(DispatchQueue.main) { Result { try Future(value: 7).value(timeout: .zero) } }
+        #expect(try completed.get() == 7)  // a completed future needs no wait, wherever it is read
+    }
+
     @Test func `the main actor is the main queue for the check`() async {
         let outcome = await MainActor.run { Result { try Future(on: DispatchQueue.main) { 1 }.value() } }
         #expect(outcome.futureError == .deadlock(queue: DispatchQueue.main.label))

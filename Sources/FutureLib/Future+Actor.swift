@@ -122,4 +122,98 @@ extension Future {
             result.asyncStep { value in try await transform(actor, value) }
         }
     }
+
+    /// Starts the next step with `transform`, isolated to `actor`, and completes with its result.
+    ///
+    /// ```swift
+    /// actor Sessions {
+    ///     var tokens: [Int: String] = [:]
+    ///     func profile(of user: Future<Int>, fetch: @escaping @Sendable (String) -> Future<String>) -> Future<String> {
+    ///         user.flatMap(on: self) { sessions, id in fetch(sessions.tokens[id] ?? "guest") }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// ### Cancellation
+    /// A token cancelled first fails the new future with `CancellationError` at once: `transform`
+    /// is never called, or the wait for its future ends.
+    ///
+    /// - Parameters:
+    ///   - actor: The actor `transform` is isolated to.
+    ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    ///   - transform: Returns the future to wait for; its first parameter is `actor`, isolated.
+    /// - Returns: A future of the result of the future `transform` returns.
+    public func flatMap<A: Actor, U: Sendable>(
+        on actor: A,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @Sendable (isolated A, Value) throws -> Future<U>
+    ) -> Future<U> {
+        deriveAsync(at: .pool, cancellationToken: cancellationToken) { result in
+            result.asyncStep { value in try await transform(actor, value).value() }
+        }
+    }
+
+    /// Turns a failure into a value with `transform`, isolated to `actor`.
+    ///
+    /// ```swift
+    /// actor Fallbacks {
+    ///     var lastGood = "cached"
+    ///     func page(_ load: Future<String>) -> Future<String> {
+    ///         load.recover(on: self) { fallbacks, _ in fallbacks.lastGood }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// ### Semantics
+    /// A value passes on without calling `transform`. By `policy`, a `CancellationError` the
+    /// future failed with passes on too (see ``ErrorPolicy``). A token cancelled first fails the new
+    /// future with `CancellationError` at once and `transform` is never called.
+    ///
+    /// - Parameters:
+    ///   - actor: The actor `transform` is isolated to.
+    ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    ///   - policy: Which errors reach `transform`; by default every error but `CancellationError`.
+    ///   - transform: Turns the error into a value, or throws; its first parameter is `actor`, isolated.
+    /// - Returns: A future of the value, or of the recovered value.
+    public func recover<A: Actor>(
+        on actor: A,
+        cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
+        _ transform: @escaping @Sendable (isolated A, any Error) throws -> Value
+    ) -> Future<Value> {
+        deriveAsync(at: .pool, cancellationToken: cancellationToken) { result in
+            result.asyncRecoveryStep(policy: policy) { error in try await transform(actor, error) }
+        }
+    }
+
+    /// Turns a failure into the result of another future, started by `transform` isolated to `actor`.
+    ///
+    /// ```swift
+    /// actor Mirrors {
+    ///     var backup = "mirror-b"
+    ///     func download(_ primary: Future<Int>, from fetch: @escaping @Sendable (String) -> Future<Int>) -> Future<Int> {
+    ///         primary.recoverWith(on: self) { mirrors, _ in fetch(mirrors.backup) }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// ### Semantics
+    /// As ``recover(on:cancellationToken:policy:_:)-(A,_,_,_)``, with a future to wait for.
+    ///
+    /// - Parameters:
+    ///   - actor: The actor `transform` is isolated to.
+    ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    ///   - policy: Which errors reach `transform`; by default every error but `CancellationError`.
+    ///   - transform: Returns the fallback future; its first parameter is `actor`, isolated.
+    /// - Returns: A future of the value, or of the fallback's result.
+    public func recoverWith<A: Actor>(
+        on actor: A,
+        cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
+        _ transform: @escaping @Sendable (isolated A, any Error) throws -> Future<Value>
+    ) -> Future<Value> {
+        deriveAsync(at: .pool, cancellationToken: cancellationToken) { result in
+            result.asyncRecoveryStep(policy: policy) { error in try await transform(actor, error).value() }
+        }
+    }
 }

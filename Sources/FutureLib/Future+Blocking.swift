@@ -66,7 +66,7 @@ extension Future {
     /// ```
     ///
     /// ### Deadlock detection
-    /// As ``value()``: called on the main queue (or the main actor) for a future whose completing
+    /// As ``value()-d84y``: called on the main queue (or the main actor) for a future whose completing
     /// work is queued on the main queue, it throws ``FutureError/deadlock(queue:)`` at once rather
     /// than waiting out `timeout` for work that cannot run.
     ///

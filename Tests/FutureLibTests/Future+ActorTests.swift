@@ -21,6 +21,8 @@ private actor Cache {
         }
     }
 
+    func store(_ key: String, _ value: Int) { values[key] = value }
+
     func doubled(_ future: Future<Int>) -> Future<Int> {
         future.map(on: self) { cache, value in
             cache.assertIsolated()
@@ -74,6 +76,45 @@ struct FutureActorTests {
             return value
         }
         #expect(isCancellation(mapped.result))
+        #expect(!calls.isSet)
+    }
+
+    @Test func `flatMap, recover and recoverWith on an actor run their closures isolated to it`() async throws {
+        let cache = Cache()
+        await cache.store("fallback", 40)
+        let chained = Future(value: 1).flatMap(on: cache) { cache, value in
+            cache.assertIsolated()
+            return Future(value: value + (cache.values["fallback"] ?? 0))
+        }
+        #expect(try await chained.value() == 41)
+        let recovered = Future<Int>(error: TestFailure()).recover(on: cache) { cache, _ in
+            cache.assertIsolated()
+            return cache.values["fallback"] ?? 0
+        }
+        #expect(try await recovered.value() == 40)
+        let replaced = Future<Int>(error: TestFailure()).recoverWith(on: cache) { cache, _ in
+            cache.assertIsolated()
+            return Future(value: (cache.values["fallback"] ?? 0) + 2)
+        }
+        #expect(try await replaced.value() == 42)
+    }
+
+    @Test func `an actor recover leaves a source's cancellation alone by default and takes it with .allErrors`()
+        async throws
+    {
+        let cache = Cache()
+        let cancelled = Future<Int>(error: CancellationError())
+        await #expect(throws: CancellationError.self) { try await cancelled.recover(on: cache) { _, _ in 0 }.value() }
+        #expect(try await cancelled.recover(on: cache, policy: .allErrors) { _, _ in 7 }.value() == 7)
+    }
+
+    @Test func `an actor flatMap given a cancelled token fails at once without calling its closure`() {
+        let calls = CallFlag()
+        let chained = Promise<Int>().future.flatMap(on: Cache(), cancellationToken: .cancelled) { _, value in
+            calls.set()
+            return Future(value: value)
+        }
+        #expect(isCancellation(chained.result))
         #expect(!calls.isSet)
     }
 }

@@ -1,5 +1,4 @@
 public import Dispatch  // public: `init(completedOn:)` is inlinable
-public import Synchronization  // public: `completed` is read by inlinable code
 
 /// A value that becomes available later, exactly once: a success or an error.
 ///
@@ -25,11 +24,12 @@ public import Synchronization  // public: `completed` is read by inlinable code
 /// a `CancellationToken`; each continuation and combinator takes one too, which removes just
 /// that consumer. See `CancellationRequest`.
 public final class Future<Value: Sendable>: Sendable {
-    // Declared in this order for size: `completed` fills the padding after the 4-byte lock.
+    // Declared in this order for size: `phase` fills the padding after the lock.
     @usableFromInline let lock = RawLock()
-    /// Mirrors "has a result", so that `isCompleted` and `Promise.deinit` need no lock (and,
-    /// in unspecialized generic code, no generic metadata lookups).
-    @usableFromInline let completed: Atomic<Bool>
+    /// Whether the future has a result, so that `isCompleted` and `Promise.deinit` need no lock
+    /// (and, in unspecialized generic code, no generic metadata lookups); and whether its
+    /// completer is still dispatching, which it ends without the lock.
+    @usableFromInline let phase: CompletionPhase
     // Sendable: only read and written inside `withState`, that is with `lock` held. Not a
     // `Lock<FutureState<Value>>`: that costs four generic metadata lookups in every `deinit`.
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var state: FutureState<Value>
@@ -38,7 +38,7 @@ public final class Future<Value: Sendable>: Sendable {
     @inlinable
     init() {
         state = FutureState(.pending(createdAt: .unknown))
-        completed = Atomic(false)
+        phase = CompletionPhase(completed: false)
     }
 
     /// A pending future, completed by work queued on `queue` (for the blocking `value()`'s
@@ -46,14 +46,14 @@ public final class Future<Value: Sendable>: Sendable {
     @inlinable
     init(completedOn queue: DispatchQueue) {
         state = FutureState(.queued(on: queue))
-        completed = Atomic(false)
+        phase = CompletionPhase(completed: false)
     }
 
     /// A pending future, completed by the ``Promise`` created at `site`.
     @inlinable
     init(createdAt site: CreationSite) {
         state = FutureState(.pending(createdAt: site))
-        completed = Atomic(false)
+        phase = CompletionPhase(completed: false)
     }
 
     /// Creates a future that already succeeded with `value`.
@@ -69,7 +69,7 @@ public final class Future<Value: Sendable>: Sendable {
     @inlinable
     public init(value: Value) {
         state = FutureState(.completed(.success(value)))
-        completed = Atomic(true)
+        phase = CompletionPhase(completed: true)
     }
 
     /// Creates a future that already failed with `error`.
@@ -85,7 +85,7 @@ public final class Future<Value: Sendable>: Sendable {
     @inlinable
     public init(error: any Error) {
         state = FutureState(.completed(.failure(error)))
-        completed = Atomic(true)
+        phase = CompletionPhase(completed: true)
     }
 
     /// Creates a future completed by running `work` on `context`.
@@ -180,8 +180,7 @@ public final class Future<Value: Sendable>: Sendable {
     /// ```
     @inlinable
     public var isCompleted: Bool {
-        // Acquiring: pairs with the releasing store in `complete(with:)`, so `result` is then visible.
-        completed.load(ordering: .acquiring)
+        phase.isCompleted
     }
 
     // MARK: - Completion (internal: promises and combinators)
@@ -198,11 +197,12 @@ public final class Future<Value: Sendable>: Sendable {
     /// Continuations on other contexts are handed to them first, then those registered on such
     /// contexts meanwhile (by another thread, or by one of those continuations), and only then
     /// do the `.synchronous` ones run inline. So a continuation that a `.synchronous` one
-    /// registers on a serial context still runs after the earlier ones on that context.
+    /// registers on a serial context still runs after the earlier ones on that context. The
+    /// completer ends its dispatching without the lock unless some were registered meanwhile:
+    /// one lock acquisition per completion.
     @inlinable @discardableResult
     func complete(with result: Result<Value, any Error>) -> Bool {
-        guard var ready = withState({ $0.complete(with: result) }) else { return false }
-        completed.store(true, ordering: .releasing)
+        guard var ready = withState({ $0.complete(with: result, phase: phase) }) else { return false }
         if !ready.hasAsynchronous {
             // The common case: only `.synchronous` continuations, run in registration order.
             // Moved out of `ready` rather than copied: a continuation holds several references.
@@ -212,8 +212,8 @@ public final class Future<Value: Sendable>: Sendable {
         }
         if let first = ready.first, !first.target.isSynchronous { first.dispatch(result) }
         for continuation in ready.more where !continuation.target.isSynchronous { continuation.dispatch(result) }
-        while let queued = withState({ $0.takeQueued() }) {
-            for continuation in queued { continuation.dispatch(result) }
+        while !phase.endDispatching() {
+            for continuation in withState({ $0.takeQueued(phase: phase) }) { continuation.dispatch(result) }
         }
         if let first = ready.first, first.target.isSynchronous { first.dispatch(result) }
         for continuation in ready.more where continuation.target.isSynchronous { continuation.dispatch(result) }

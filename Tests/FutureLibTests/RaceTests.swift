@@ -1,3 +1,4 @@
+import Dispatch
 import FutureLib
 import TestSupport
 import Testing
@@ -105,6 +106,41 @@ struct RaceTests {
                 { $0.request.cancel() },
             ],
             check: { round in round.calls == 1 && round.others.value == 0 ? nil : round.describe() }
+        )
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    @Test func `registrations on a serial queue racing the completer's dispatch run once each, in registration order`()
+        async
+    {
+        final class Ordered: Sendable {
+            let promise = Promise<Int>()
+            let order = Locked<[Int]>([])
+        }
+        let queue = DispatchQueue(label: "RaceTests.serial")
+        let failures = await race(
+            iterations: Stress.cheap,
+            setup: {
+                let state = Ordered()
+                for index in 0..<3 {
+                    state.promise.future.onComplete(on: queue) { _ in state.order.withLock { $0.append(index) } }
+                }
+                return state
+            },
+            actions: [
+                { @Sendable state in state.promise.fulfill(1) },
+                { @Sendable state in
+                    // Before, while or after the completer hands the first three to the queue.
+                    for index in 3..<5 {
+                        state.promise.future.onComplete(on: queue) { _ in state.order.withLock { $0.append(index) } }
+                    }
+                },
+            ],
+            check: { state in
+                queue.sync {}  // every continuation was handed to the queue before the actions returned
+                let order = state.order.value
+                return order == Array(0..<5) ? nil : "order \(order)"
+            }
         )
         #expect(failures.isEmpty, "\(failures)")
     }

@@ -122,7 +122,7 @@ extension Future {
     /// Stores a continuation, or dispatches it when the future is complete; true if stored.
     @inlinable @discardableResult
     func add(target: ContinuationTarget, callback: Callback<Value>) -> Bool {
-        switch withState({ $0.add(target: target, callback: callback) }) {
+        switch withState({ $0.add(target: target, callback: callback, phase: phase) }) {
         case .stored:
             return true
         case .dispatch(let result):

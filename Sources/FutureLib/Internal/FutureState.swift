@@ -11,7 +11,8 @@ struct FutureState<Value: Sendable>: Sendable {
     /// The first continuation lives inline: most futures have exactly one.
     @usableFromInline var first: Continuation<Value>?
 
-    /// Whether the future has a result, and whether its completer is still dispatching.
+    /// Whether the future has a result. (Whether its completer is still dispatching is in the
+    /// future's ``CompletionPhase``, which the completer ends without the lock.)
     @usableFromInline
     enum Outcome: Sendable {
         /// No result yet. The site of the promise that completes it (for the broken-promise
@@ -21,11 +22,10 @@ struct FutureState<Value: Sendable>: Sendable {
         /// combinator's closure given `on: queue`, or `Future(on: queue)`'s work. Read only by the
         /// blocking `value()`, to refuse blocking the main queue on work that needs it.
         case queued(on: DispatchQueue)
-        /// The result, while the completer still hands continuations to contexts other than
-        /// `.synchronous`; registrations on such contexts meanwhile queue in `more` behind them
-        /// (see ``takeQueued()``), so that a serial context runs continuations in registration order.
-        case dispatching(Result<Value, any Error>)
-        /// The result.
+        /// The result. While the completer still hands continuations to contexts other than
+        /// `.synchronous`, registrations on such contexts queue in `more` behind them (see
+        /// ``add(target:callback:phase:)``), so that a serial context runs continuations in
+        /// registration order.
         case completed(Result<Value, any Error>)
     }
 
@@ -39,7 +39,7 @@ struct FutureState<Value: Sendable>: Sendable {
     var result: Result<Value, any Error>? {
         switch outcome {
         case .pending, .queued: nil
-        case .dispatching(let result), .completed(let result): result
+        case .completed(let result): result
         }
     }
 
@@ -62,8 +62,9 @@ struct FutureState<Value: Sendable>: Sendable {
     struct Ready: Sendable {
         @usableFromInline var first: Continuation<Value>?
         @usableFromInline var more: [Continuation<Value>]
-        /// Whether some continuation is not on `.synchronous`; the completer then drains
-        /// ``takeQueued()`` after handing those to their contexts.
+        /// Whether some continuation is not on `.synchronous`; the completer then ends its
+        /// dispatching (``CompletionPhase/endDispatching()``) after handing those to their
+        /// contexts, and dispatches what ``takeQueued(phase:)`` gives it meanwhile.
         @usableFromInline var hasAsynchronous: Bool
 
         @inlinable
@@ -76,10 +77,10 @@ struct FutureState<Value: Sendable>: Sendable {
 
     /// Completes the future; returns the continuations to dispatch, or nil when it was already complete.
     @inlinable
-    mutating func complete(with newResult: Result<Value, any Error>) -> Ready? {
+    mutating func complete(with newResult: Result<Value, any Error>, phase: borrowing CompletionPhase) -> Ready? {
         switch outcome {
         case .pending, .queued: break
-        case .dispatching, .completed: return nil
+        case .completed: return nil
         }
         // Moved out, not copied: a continuation holds several references.
         let first = first.take()
@@ -87,20 +88,18 @@ struct FutureState<Value: Sendable>: Sendable {
         swap(&more, &self.more)
         let hasAsynchronous =
             first.map { !$0.target.isSynchronous } == true || more.contains { !$0.target.isSynchronous }
-        outcome = hasAsynchronous ? .dispatching(newResult) : .completed(newResult)
+        outcome = .completed(newResult)
+        phase.complete(dispatching: hasAsynchronous)
         return Ready(first: first, more: more, hasAsynchronous: hasAsynchronous)
     }
 
-    /// The continuations registered while the completer was dispatching, to dispatch next in
-    /// registration order; nil when there are none, and then dispatching is over.
+    /// The continuations registered while the completer was dispatching (``CompletionPhase/queued``),
+    /// to dispatch next in registration order; the completer then tries to end dispatching again.
     @inlinable
-    mutating func takeQueued() -> [Continuation<Value>]? {
-        guard !more.isEmpty else {
-            if case .dispatching(let result) = outcome { outcome = .completed(result) }
-            return nil
-        }
+    mutating func takeQueued(phase: borrowing CompletionPhase) -> [Continuation<Value>] {
         var queued: [Continuation<Value>] = []
         swap(&queued, &more)
+        phase.resumeDispatching()
         return queued
     }
 
@@ -115,17 +114,22 @@ struct FutureState<Value: Sendable>: Sendable {
         case queued
     }
 
+    /// Stores a continuation on a pending future. On a complete one, a continuation on a context
+    /// other than `.synchronous` queues behind the completer while it is still dispatching (so a
+    /// serial context sees registration order); any other is dispatched by the caller.
     @inlinable
-    mutating func add(target: ContinuationTarget, callback: Callback<Value>) -> AddAction {
+    mutating func add(
+        target: ContinuationTarget,
+        callback: Callback<Value>,
+        phase: borrowing CompletionPhase
+    ) -> AddAction {
         switch outcome {
         case .pending, .queued:
             break
-        case .dispatching(let result):
-            guard !target.isSynchronous else { return .dispatch(result) }
+        case .completed(let result):
+            guard !target.isSynchronous, phase.joinDispatching() else { return .dispatch(result) }
             more.append(Continuation(target: target, callback: callback))
             return .queued
-        case .completed(let result):
-            return .dispatch(result)
         }
         let continuation = Continuation(target: target, callback: callback)
         if first == nil, more.isEmpty {

@@ -37,8 +37,11 @@ final class ConfigTests: XCTestCase {
 
     func testBlockingTheMainThreadStopsMainQueueWork() {
         let label = Future(value: 8080).map(on: DispatchQueue.main) { "port \($0)" }
-        XCTAssertThrowsError(try label.value(timeout: .milliseconds(100))) { error in
-            XCTAssertEqual(error as? FutureError, .timeout)
+        // The main queue's work cannot run while the test blocks the main thread: the wait runs out.
+        XCTAssertFalse(label.wait(timeout: .milliseconds(100)))
+        // value() and value(timeout:) see it and refuse at once.
+        XCTAssertThrowsError(try label.value(timeout: .seconds(3600))) { error in
+            XCTAssertEqual(error as? FutureError, .deadlock(queue: DispatchQueue.main.label))
         }
     }
 }

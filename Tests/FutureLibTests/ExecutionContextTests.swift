@@ -52,6 +52,20 @@ struct ExecutionContextTests {
         }
     }
 
+    @Test func `.default releases a finished job before it takes its lock again`() async {
+        // The job holds the only reference to a promise: releasing it breaks the promise, whose
+        // `.synchronous` continuation submits to `.default` — a deadlock if that ran under the lock.
+        let released = Signal()
+        for _ in 0..<20 {
+            let promise = Promise<Int>()
+            promise.future.onFailure(on: .synchronous) { _ in
+                DefaultExecutionContext().execute { released.fire() }
+            }
+            DefaultExecutionContext().execute { withExtendedLifetime(promise) {} }
+        }
+        #expect(await onDedicatedThread { (0..<20).allSatisfy { _ in released.wait() } })
+    }
+
     @Test func `a DispatchQueue runs work on itself`() async {
         let probe = ProbedQueue()
         let seen = Locked<[Bool]>([])

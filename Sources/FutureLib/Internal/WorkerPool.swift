@@ -116,11 +116,18 @@ final class WorkerPool: @unchecked Sendable {
             }
             let work = queue.popFirst()!
             lock.unlock()
-            switch work {
-            case .closure(let body): body()
-            case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
-            }
+            run(consume work)  // `work` ends here, not at the end of the loop body
             lock.lock()
+        }
+    }
+
+    /// Runs `work` and releases it before returning: the lock is not held then. Releasing a
+    /// closure can run user code (a promise it held breaks and runs its continuations), which
+    /// may submit to this pool again.
+    private func run(_ work: consuming Work) {
+        switch consume work {
+        case .closure(let body): body()
+        case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
         }
     }
 

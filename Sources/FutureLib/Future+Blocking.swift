@@ -49,10 +49,7 @@ extension Future {
     ///   if it would block the main queue on work that needs the main queue.
     @available(*, noasync, message: "value() blocks the thread; use 'try await future.value()' in async code")
     public func value() throws -> Value {
-        if let result { return try result.get() }
-        if let main = MainQueue.wouldDeadlock(waitingFor: withState({ $0.completingQueue })) {
-            throw FutureError.deadlock(queue: main.label)
-        }
+        if let result = try resultOrDeadlock() { return try result.get() }
         let semaphore = DispatchSemaphore(value: 0)
         observe(on: .synchronous, cancellationToken: .none, .result { _ in semaphore.signal() })
         WorkerPool.blocking { BlockingDiagnostic.wait(for: semaphore) }
@@ -81,12 +78,19 @@ extension Future {
         message: "value(timeout:) blocks the thread; use 'try await future.value(timeout:)' in async code"
     )
     public func value(timeout: Duration) throws -> Value {
-        if let result { return try result.get() }
-        if let main = MainQueue.wouldDeadlock(waitingFor: withState({ $0.completingQueue })) {
-            throw FutureError.deadlock(queue: main.label)
-        }
+        if let result = try resultOrDeadlock() { return try result.get() }
         guard wait(timeout: timeout) else { throw FutureError.timeout }
         return try result!.get()
+    }
+
+    /// The result, or nil while pending; throws ``FutureError/deadlock(queue:)`` when waiting here
+    /// would block the main queue that is to complete the future. One trip through the lock.
+    private func resultOrDeadlock() throws -> Result<Value, any Error>? {
+        let (result, completingQueue) = withState { ($0.result, $0.completingQueue) }
+        if result == nil, let main = MainQueue.wouldDeadlock(waitingFor: completingQueue) {
+            throw FutureError.deadlock(queue: main.label)
+        }
+        return result
     }
 
     /// Blocks the calling thread until the future completes or `timeout` passes.

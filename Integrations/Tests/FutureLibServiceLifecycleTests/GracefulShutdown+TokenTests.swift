@@ -66,6 +66,25 @@ struct GracefulShutdownTokenTests {
         #expect(fired.load(ordering: .relaxed) == 0)
     }
 
+    @Test("after the task-or-shutdown scope, its handlers are released without running, and a later shutdown runs none")
+    func taskTokenHandlersReleasedAfterTheScope() async {
+        let fired = Atomic(0)
+        weak var captured: Probe?
+        await testGracefulShutdown { trigger in
+            await withTaskCancellationOrGracefulShutdownToken { token in
+                let probe = Probe()
+                captured = probe
+                token.onCancel { [probe] in
+                    _ = probe
+                    fired.add(1, ordering: .relaxed)
+                }
+            }
+            #expect(captured == nil)
+            trigger.triggerGracefulShutdown()
+        }
+        #expect(fired.load(ordering: .relaxed) == 0)
+    }
+
     @Test("outside a ServiceGroup the token is never cancelled")
     func outsideAServiceGroup() async {
         let cancellable = await withGracefulShutdownToken { token in token.isCancellationRequested }

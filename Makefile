@@ -1,7 +1,6 @@
 # FutureLib — common tasks. `make help` lists them.
 SWIFT ?= swift
 SWIFT_FORMAT ?= swift-format
-DOCC ?= docc
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
 .PHONY: help build test snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-report bench-callgrind clean \

@@ -348,7 +348,7 @@ def main():
     for module_map in sorted(glob.glob(os.path.join(products, "*.build", "module.modulemap"))) + sorted(shipped):
         module_maps += ["-Xcc", f"-fmodule-map-file={module_map}"]
     command = [
-        os.environ.get("SWIFTC", "swiftc"),
+        swiftc(),
         "-swift-version", "6",
         "-module-name", "DocumentationSnippets",
         "-parse-as-library",
@@ -386,6 +386,18 @@ def main():
         f" ({len(skipped)} marked no-compile) in {seconds:.1f} s"
     )
     return 0
+
+
+def swiftc():
+    """The compiler of the toolchain that built the modules: `SWIFTC`, else the `swiftc` beside `SWIFT`.
+
+    A `swiftc` taken from PATH while `SWIFT` names another toolchain could not load the modules it built."""
+    if "SWIFTC" in os.environ:
+        return os.environ["SWIFTC"]
+    swift = os.environ.get("SWIFT", "swift")
+    if os.path.dirname(swift):
+        return os.path.join(os.path.dirname(swift), "swiftc")
+    return "swiftc"
 
 
 def swift_output(*arguments):

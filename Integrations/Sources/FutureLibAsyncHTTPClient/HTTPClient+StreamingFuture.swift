@@ -22,10 +22,10 @@ extension HTTPClient {
     /// - Before the head arrives, as for ``AsyncHTTPClient/HTTPClient/execute(_:timeout:upTo:logger:cancellationToken:)``:
     ///   an already cancelled token sends nothing; a token cancelled in flight fails the future with
     ///   `CancellationError` at once and AsyncHTTPClient cancels the request, closing its connection.
-    /// - While the body streams, the token ends it at once, whether or not the consumer is pulling: AsyncHTTPClient
-    ///   cancels the request and closes its connection, a waiting pull (`next()`) throws `CancellationError`, and so
-    ///   does every later pull. Dropping the response (or the body's iterator) before its end also closes the
-    ///   connection.
+    /// - From the head on, the token ends the body at once, whether or not the consumer has begun or is pulling:
+    ///   AsyncHTTPClient cancels the request and closes its connection, a waiting pull (`next()`) throws
+    ///   `CancellationError`, and so does every later pull. Dropping the response and its iterators before the
+    ///   body's end also closes the connection.
     /// - After the body's end, the token does nothing.
     ///
     /// ### Semantics
@@ -59,39 +59,47 @@ extension HTTPClient {
 
 /// A response body pulled through a task of its own that the token cancels, one chunk per `next()`.
 ///
-/// The task is what makes cancellation prompt: cancelled, it ends AsyncHTTPClient's body stream (which cancels the
-/// request and closes its connection) at once, even while the consumer is not pulling. Pulling one chunk per
-/// demand keeps AsyncHTTPClient's back-pressure: nothing is read from the connection ahead of the consumer.
+/// The task starts with the body, when the head arrives, so the token ends AsyncHTTPClient's body stream (which
+/// cancels the request and closes its connection) at once, even before the consumer makes an iterator or while it
+/// is not pulling. Pulling one chunk per demand keeps AsyncHTTPClient's back-pressure: nothing is read from the
+/// connection ahead of the consumer.
 private struct TokenCancelledBody: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
 
-    let base: HTTPClientResponse.Body
-    let cancellationToken: CancellationToken
+    private let relay: BodyRelay
+
+    init(base: HTTPClientResponse.Body, cancellationToken: CancellationToken) {
+        relay = BodyRelay(base: base, cancellationToken: cancellationToken)
+    }
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(relay: BodyRelay(base: base, cancellationToken: cancellationToken))
+        Iterator(relay: relay, chunks: relay.chunks.makeAsyncIterator())
     }
 
     struct Iterator: AsyncIteratorProtocol {
         let relay: BodyRelay
+        var chunks: AsyncThrowingStream<ByteBuffer, any Error>.AsyncIterator
 
         mutating func next() async throws -> ByteBuffer? {
-            try await relay.next()
+            try relay.cancellationToken.checkCancellation()
+            relay.demand.yield(())
+            return try await chunks.next(isolation: #isolation)
         }
     }
 }
 
-/// The consumer's side of the relay; dropping it ends the pulling task, which releases AsyncHTTPClient's stream.
-private final class BodyRelay {
-    private let demand: AsyncStream<Void>.Continuation
-    private var chunks: AsyncThrowingStream<ByteBuffer, any Error>.AsyncIterator
-    private let cancellationToken: CancellationToken
+/// The pulling task and the streams to it; releasing it (the response and its iterator are gone) ends the task,
+/// which releases AsyncHTTPClient's stream and so closes the connection of a body not read to its end.
+private final class BodyRelay: Sendable {
+    let demand: AsyncStream<Void>.Continuation
+    let chunks: AsyncThrowingStream<ByteBuffer, any Error>
+    let cancellationToken: CancellationToken
 
     init(base: HTTPClientResponse.Body, cancellationToken: CancellationToken) {
         let (demands, demand) = AsyncStream.makeStream(of: Void.self)
         let (chunks, output) = AsyncThrowingStream.makeStream(of: ByteBuffer.self)
         self.demand = demand
-        self.chunks = chunks.makeAsyncIterator()
+        self.chunks = chunks
         self.cancellationToken = cancellationToken
         Task {
             do {
@@ -114,14 +122,4 @@ private final class BodyRelay {
     deinit {
         demand.finish()  // the consumer is gone: the task stops pulling
     }
-
-    func next() async throws -> ByteBuffer? {
-        try cancellationToken.checkCancellation()
-        demand.yield(())
-        return try await chunks.next(isolation: #isolation)
-    }
 }
-
-// Confined to the one consumer that iterates the body.
-@available(*, unavailable)
-extension BodyRelay: Sendable {}

@@ -27,6 +27,24 @@ struct HTTPClientFutureTests {
         }
     }
 
+    @Test("a long-lived token keeps nothing of a finished request: its handler is released when the request ends")
+    func longLivedTokenKeepsNothing() async throws {
+        let shutdown = CancellationRequest()  // outlives the requests, as a server's token does
+        // The fixture checks that every future was released once its request ended; a handler left on `shutdown`
+        // would hold its future.
+        try await withServerAndClient { server, client in
+            for _ in 0..<3 {
+                let response = try await client.execute(
+                    server.url("/fast"),
+                    upTo: 1024,
+                    cancellationToken: shutdown.token
+                ).value()
+                #expect(response.status == .ok)
+            }
+        }
+        #expect(!shutdown.token.isCancellationRequested)
+    }
+
     @Test("before it is sent: an already cancelled token fails at once and makes no connection")
     func alreadyCancelledSendsNothing() async throws {
         try await withServerAndClient { server, client in

@@ -76,6 +76,22 @@ struct HTTPClientStreamingFutureTests {
         }
     }
 
+    @Test("before the first pull: the token closes the connection at once, and the first pull throws")
+    func cancelBeforeTheFirstPull() async throws {
+        try await withServerAndClient { server, client in
+            let request = CancellationRequest()
+            let response = try await client.stream(
+                server.url("/slow-body?chunks=100000&ms=20"),
+                cancellationToken: request.token
+            ).value()
+            request.cancel()
+            // No iterator yet, yet the request is cancelled and its connection closed.
+            #expect(await server.waitUntil(limit: .seconds(10)) { $0.closedEarly == 1 && $0.open == 0 })
+            var iterator = response.body.makeAsyncIterator()
+            await #expect(throws: CancellationError.self) { _ = try await iterator.next() }
+        }
+    }
+
     @Test("dropping the response before the body's end closes the connection")
     func droppingTheResponseClosesTheConnection() async throws {
         try await withServerAndClient { server, client in

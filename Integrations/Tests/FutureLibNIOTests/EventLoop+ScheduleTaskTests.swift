@@ -82,6 +82,24 @@ struct EventLoopScheduleTaskTests {
         await #expect(throws: FutureError.brokenPromise) { try await future.value() }
     }
 
+    @Test("the task ran: the token's handler is unregistered, so a long-lived token keeps nothing of it")
+    func handlerReleasedWhenTheTaskRuns() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let shutdown = CancellationRequest()  // outlives the task, as a server's token does
+        weak var result: Payload?
+        do {
+            let future = loop.scheduleTask(in: .zero, cancellationToken: shutdown.token) { Payload() }
+            result = try await future.value()
+            #expect(result != nil)
+        }
+        try await loop.submit {}.get()  // the loop has finished with the task
+        // A handler still on the token would hold the promise, and through it the result.
+        #expect(result == nil)
+        shutdown.cancel()
+        try await group.shutdownGracefully()
+    }
+
     @Test("the task's error fails the future")
     func taskErrorFailsTheFuture() async throws {
         struct Broken: Error {}
@@ -93,3 +111,6 @@ struct EventLoopScheduleTaskTests {
         try await group.shutdownGracefully()
     }
 }
+
+/// A result whose release shows that nothing holds the completed future any more.
+private final class Payload: Sendable {}

@@ -38,6 +38,26 @@ struct EventLoopFutureBridgeTests {
         try await group.shutdownGracefully()
     }
 
+    @Test("EventLoopFuture to Future: once it completes, a long-lived token keeps nothing of the future")
+    func handlerReleasedWhenTheEventLoopFutureCompletes() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let shutdown = CancellationRequest()  // outlives the future, as a server's token does
+        weak var result: Payload?
+        do {
+            let nio = loop.makePromise(of: Payload.self)
+            let future = Future(nio.futureResult, cancellationToken: shutdown.token)
+            nio.succeed(Payload())
+            result = try await future.value()
+            #expect(result != nil)
+        }
+        try await loop.submit {}.get()  // the loop has finished running the NIO future's callbacks
+        // A handler still on the token would hold the future, and through it the result.
+        #expect(result == nil)
+        shutdown.cancel()
+        try await group.shutdownGracefully()
+    }
+
     @Test("EventLoopFuture to Future: racing the loop's result and cancellation, the future completes exactly once")
     func raceCompletesExactlyOnce() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
@@ -103,3 +123,6 @@ struct EventLoopFutureBridgeTests {
         try await group.shutdownGracefully()
     }
 }
+
+/// A result whose release shows that nothing holds the completed future any more.
+private final class Payload: Sendable {}

@@ -47,6 +47,44 @@ struct GracefulShutdownTokenTests {
         }
     }
 
+    @Test("after the scope, its handlers are released without running, and a later shutdown runs none")
+    func handlersReleasedAfterTheScope() async {
+        let fired = Atomic(0)
+        weak var captured: Probe?
+        await testGracefulShutdown { trigger in
+            await withGracefulShutdownToken { token in
+                let probe = Probe()
+                captured = probe
+                token.onCancel { [probe] in
+                    _ = probe
+                    fired.add(1, ordering: .relaxed)
+                }
+            }
+            #expect(captured == nil)
+            trigger.triggerGracefulShutdown()
+        }
+        #expect(fired.load(ordering: .relaxed) == 0)
+    }
+
+    @Test("after the task-or-shutdown scope, its handlers are released without running, and a later shutdown runs none")
+    func taskTokenHandlersReleasedAfterTheScope() async {
+        let fired = Atomic(0)
+        weak var captured: Probe?
+        await testGracefulShutdown { trigger in
+            await withTaskCancellationOrGracefulShutdownToken { token in
+                let probe = Probe()
+                captured = probe
+                token.onCancel { [probe] in
+                    _ = probe
+                    fired.add(1, ordering: .relaxed)
+                }
+            }
+            #expect(captured == nil)
+            trigger.triggerGracefulShutdown()
+        }
+        #expect(fired.load(ordering: .relaxed) == 0)
+    }
+
     @Test("outside a ServiceGroup the token is never cancelled")
     func outsideAServiceGroup() async {
         let cancellable = await withGracefulShutdownToken { token in token.isCancellationRequested }
@@ -121,3 +159,6 @@ private struct TokenService: Service {
         }
     }
 }
+
+/// Held by a handler on the token: its release shows the handler was released.
+private final class Probe: Sendable {}

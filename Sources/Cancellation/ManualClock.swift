@@ -112,7 +112,6 @@ public final class ManualClock: TimerClock {
 
     fileprivate func cancel(_ timer: ManualTimer) {
         let fire = state.withLock { state in
-            timer.isCancelled = true
             state.timers.remove(timer)
             return timer.takeFire()
         }
@@ -142,7 +141,6 @@ final class ManualTimer: ClockTimer, HeapTimer, @unchecked Sendable {
     var sequence: UInt64 = 0
     /// The position in the clock's heap; -1 while not in it.
     var index = -1
-    var isCancelled = false
 
     init(clock: ManualClock, fire: @escaping @Sendable () -> Void) {
         self.clock = clock
@@ -156,6 +154,9 @@ final class ManualTimer: ClockTimer, HeapTimer, @unchecked Sendable {
     func cancel() {
         clock.cancel(self)
     }
+
+    /// With the clock's lock held: whether it was cancelled (only ``cancel()`` takes the closure out).
+    var isCancelled: Bool { fireClosure == nil }
 
     /// With the clock's lock held: the closure, taken out for good.
     func takeFire() -> (@Sendable () -> Void)? {

@@ -98,7 +98,6 @@ private final class SystemTimers: @unchecked Sendable {
 
     func cancel(_ timer: SystemTimer) {
         let fire = state.withLock { state in
-            timer.isCancelled = true
             state.timers.remove(timer)  // the source may stay set to its deadline: a harmless early wake-up
             return timer.takeFire()
         }
@@ -145,7 +144,6 @@ private final class SystemTimer: ClockTimer, HeapTimer, @unchecked Sendable {
     var deadline = Duration.zero
     var sequence: UInt64 = 0
     var index = -1
-    var isCancelled = false
 
     init(fire: @escaping @Sendable () -> Void) {
         fireClosure = fire
@@ -158,6 +156,9 @@ private final class SystemTimer: ClockTimer, HeapTimer, @unchecked Sendable {
     func cancel() {
         SystemTimers.shared.cancel(self)
     }
+
+    /// With the lock held: whether it was cancelled (only ``cancel()`` takes the closure out).
+    var isCancelled: Bool { fireClosure == nil }
 
     /// With the lock held: the closure, taken out for good.
     func takeFire() -> (@Sendable () -> Void)? {

@@ -132,19 +132,14 @@ extension ManualClock.State {
 }
 
 /// A timer of a ``ManualClock``: its place in the clock's heap, and what to run.
-final class ManualTimer: ClockTimer, HeapTimer, @unchecked Sendable {
-    // Sendable: every `var` is only read or written with the clock's lock held (the closure is
-    // read under it, and called on the copy read out).
+final class ManualTimer: HeapTimer, ClockTimer, @unchecked Sendable {
+    // Sendable: `clock` is a constant; the rest is `HeapTimer`'s, read only under the clock's lock.
+
     private let clock: ManualClock
-    private var fireClosure: (@Sendable () -> Void)?
-    var deadline = Duration.zero
-    var sequence: UInt64 = 0
-    /// The position in the clock's heap; -1 while not in it.
-    var index = -1
 
     init(clock: ManualClock, fire: @escaping @Sendable () -> Void) {
         self.clock = clock
-        fireClosure = fire
+        super.init(fire: fire)
     }
 
     func reschedule(after delay: Duration) {
@@ -153,19 +148,5 @@ final class ManualTimer: ClockTimer, HeapTimer, @unchecked Sendable {
 
     func cancel() {
         clock.cancel(self)
-    }
-
-    /// With the clock's lock held: whether it was cancelled (only ``cancel()`` takes the closure out).
-    var isCancelled: Bool { fireClosure == nil }
-
-    /// With the clock's lock held: the closure, taken out for good.
-    func takeFire() -> (@Sendable () -> Void)? {
-        defer { fireClosure = nil }
-        return fireClosure
-    }
-
-    /// With the clock's lock held: the closure, unless cancelled.
-    func peekFire() -> (@Sendable () -> Void)? {
-        fireClosure
     }
 }

@@ -137,17 +137,8 @@ private final class SystemTimers: @unchecked Sendable {
 }
 
 /// A timer of the ``SystemClock``: its place in the heap of ``SystemTimers``, and what to run.
-private final class SystemTimer: ClockTimer, HeapTimer, @unchecked Sendable {
-    // Sendable: every `var` is only read or written with the lock of `SystemTimers` held (the
-    // closure is read under it, and called on the copy read out).
-    private var fireClosure: (@Sendable () -> Void)?
-    var deadline = Duration.zero
-    var sequence: UInt64 = 0
-    var index = -1
-
-    init(fire: @escaping @Sendable () -> Void) {
-        fireClosure = fire
-    }
+private final class SystemTimer: HeapTimer, ClockTimer, @unchecked Sendable {
+    // Sendable: no state of its own; `HeapTimer`'s is read only under the lock of `SystemTimers`.
 
     func reschedule(after delay: Duration) {
         SystemTimers.shared.schedule(self, after: delay)
@@ -155,19 +146,5 @@ private final class SystemTimer: ClockTimer, HeapTimer, @unchecked Sendable {
 
     func cancel() {
         SystemTimers.shared.cancel(self)
-    }
-
-    /// With the lock held: whether it was cancelled (only ``cancel()`` takes the closure out).
-    var isCancelled: Bool { fireClosure == nil }
-
-    /// With the lock held: the closure, taken out for good.
-    func takeFire() -> (@Sendable () -> Void)? {
-        defer { fireClosure = nil }
-        return fireClosure
-    }
-
-    /// With the lock held: the closure, unless cancelled.
-    func peekFire() -> (@Sendable () -> Void)? {
-        fireClosure
     }
 }

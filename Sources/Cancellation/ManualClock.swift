@@ -112,7 +112,6 @@ public final class ManualClock: TimerClock {
 
     fileprivate func cancel(_ timer: ManualTimer) {
         let fire = state.withLock { state in
-            timer.isCancelled = true
             state.timers.remove(timer)
             return timer.takeFire()
         }
@@ -133,20 +132,14 @@ extension ManualClock.State {
 }
 
 /// A timer of a ``ManualClock``: its place in the clock's heap, and what to run.
-final class ManualTimer: ClockTimer, HeapTimer, @unchecked Sendable {
-    // Sendable: every `var` is only read or written with the clock's lock held (the closure is
-    // read under it, and called on the copy read out).
+final class ManualTimer: HeapTimer, ClockTimer, @unchecked Sendable {
+    // Sendable: `clock` is a constant; the rest is `HeapTimer`'s, read only under the clock's lock.
+
     private let clock: ManualClock
-    private var fireClosure: (@Sendable () -> Void)?
-    var deadline = Duration.zero
-    var sequence: UInt64 = 0
-    /// The position in the clock's heap; -1 while not in it.
-    var index = -1
-    var isCancelled = false
 
     init(clock: ManualClock, fire: @escaping @Sendable () -> Void) {
         self.clock = clock
-        fireClosure = fire
+        super.init(fire: fire)
     }
 
     func reschedule(after delay: Duration) {
@@ -155,16 +148,5 @@ final class ManualTimer: ClockTimer, HeapTimer, @unchecked Sendable {
 
     func cancel() {
         clock.cancel(self)
-    }
-
-    /// With the clock's lock held: the closure, taken out for good.
-    func takeFire() -> (@Sendable () -> Void)? {
-        defer { fireClosure = nil }
-        return fireClosure
-    }
-
-    /// With the clock's lock held: the closure, unless cancelled.
-    func peekFire() -> (@Sendable () -> Void)? {
-        fireClosure
     }
 }

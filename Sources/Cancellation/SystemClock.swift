@@ -98,7 +98,6 @@ private final class SystemTimers: @unchecked Sendable {
 
     func cancel(_ timer: SystemTimer) {
         let fire = state.withLock { state in
-            timer.isCancelled = true
             state.timers.remove(timer)  // the source may stay set to its deadline: a harmless early wake-up
             return timer.takeFire()
         }
@@ -138,18 +137,8 @@ private final class SystemTimers: @unchecked Sendable {
 }
 
 /// A timer of the ``SystemClock``: its place in the heap of ``SystemTimers``, and what to run.
-private final class SystemTimer: ClockTimer, HeapTimer, @unchecked Sendable {
-    // Sendable: every `var` is only read or written with the lock of `SystemTimers` held (the
-    // closure is read under it, and called on the copy read out).
-    private var fireClosure: (@Sendable () -> Void)?
-    var deadline = Duration.zero
-    var sequence: UInt64 = 0
-    var index = -1
-    var isCancelled = false
-
-    init(fire: @escaping @Sendable () -> Void) {
-        fireClosure = fire
-    }
+private final class SystemTimer: HeapTimer, ClockTimer, @unchecked Sendable {
+    // Sendable: no state of its own; `HeapTimer`'s is read only under the lock of `SystemTimers`.
 
     func reschedule(after delay: Duration) {
         SystemTimers.shared.schedule(self, after: delay)
@@ -157,16 +146,5 @@ private final class SystemTimer: ClockTimer, HeapTimer, @unchecked Sendable {
 
     func cancel() {
         SystemTimers.shared.cancel(self)
-    }
-
-    /// With the lock held: the closure, taken out for good.
-    func takeFire() -> (@Sendable () -> Void)? {
-        defer { fireClosure = nil }
-        return fireClosure
-    }
-
-    /// With the lock held: the closure, unless cancelled.
-    func peekFire() -> (@Sendable () -> Void)? {
-        fireClosure
     }
 }

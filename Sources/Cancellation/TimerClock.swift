@@ -13,8 +13,9 @@
 /// ### Conforming
 /// A clock needs one method: start a timer that calls `fire` once, `delay` from now. The timer
 /// it returns can be moved (``ClockTimer/reschedule(after:)``) and stopped (``ClockTimer/cancel()``).
-/// The library calls these outside its locks, possibly from several threads at once, and never
-/// from inside `fire`. See ``ClockTimer`` for what a timer must guarantee, and the guide
+/// The library calls these outside its locks, possibly from several threads at once, and calls
+/// ``ClockTimer/cancel()`` from inside `fire` too: a request stops its timer as the timer cancels
+/// it. See ``ClockTimer`` for what a timer must guarantee, and the guide
 /// `Documentation/Testing.md` for a clock built on `ContinuousClock` and tasks.
 ///
 /// ### Cost
@@ -52,7 +53,8 @@ public protocol TimerClock: Sendable {
 ///   timer that already fired, it fires again at the new deadline.
 /// - After ``cancel()`` returns, `fire` is never started again, ``reschedule(after:)`` does
 ///   nothing, and the timer lets go of `fire` (the built-in clocks at once).
-/// - Both methods may be called from any thread, concurrently with the timer firing.
+/// - Both methods may be called from any thread, concurrently with the timer firing, and from
+///   inside `fire` (so `fire` runs outside any lock of the clock's).
 public protocol ClockTimer: AnyObject, Sendable {
     /// Moves the deadline to `delay` from now; a later call wins.
     ///

@@ -98,6 +98,63 @@ struct ManualClockTests {
         #expect(firings.instants == [.seconds(1), .seconds(3)])
     }
 
+    @Test func `a firing timer may cancel itself or a timer due at the same instant, which then never fires`() {
+        let clock = ManualClock()
+        let firings = Firings()
+        let others = Locked<[any ClockTimer]>([])
+        let first = Locked<(any ClockTimer)?>(nil)
+        let timer = clock.makeTimer(after: .seconds(1)) {
+            firings.record("first", on: clock)
+            first.value?.cancel()  // itself, from inside its `fire`, as a request's timer does
+            for timer in others.value { timer.cancel() }
+        }
+        first.withLock { $0 = timer }
+        let tied = clock.makeTimer(after: .seconds(1)) { firings.record("tied", on: clock) }
+        let later = clock.makeTimer(after: .seconds(2)) { firings.record("later", on: clock) }
+        others.withLock { $0 = [tied, later] }
+        clock.advance(by: .seconds(5))
+        #expect(firings.names == ["first"])
+        #expect(clock.pendingTimerCount == 0)
+        first.value?.reschedule(after: .seconds(1))  // cancelled from inside `fire`: does nothing
+        clock.advance(by: .seconds(5))
+        #expect(firings.names == ["first"])
+    }
+
+    @Test func `advance(by:) called from a firing timer fires what it reaches, on the same thread`() {
+        let clock = ManualClock()
+        let firings = Firings()
+        _ = clock.makeTimer(after: .seconds(2)) { firings.record("reached by the nested advance", on: clock) }
+        _ = clock.makeTimer(after: .seconds(1)) {
+            firings.record("outer", on: clock)
+            clock.advance(by: .seconds(1))  // no deadlock: timers fire outside the clock's lock
+        }
+        clock.advance(by: .seconds(1))
+        #expect(firings.names == ["outer", "reached by the nested advance"])
+        #expect(firings.instants == [.seconds(1), .seconds(2)])
+        #expect(clock.now == .seconds(2))
+        #expect(clock.pendingTimerCount == 0)
+    }
+
+    @Test
+    func `a request cancelled by advance(by:) may re-arm and cancel requests on the same clock from its handlers`() {
+        let clock = ManualClock()
+        let first = CancellationRequest(cancelAfter: .seconds(1), clock: clock)
+        let tied = CancellationRequest(cancelAfter: .seconds(1), clock: clock)
+        let chained = CancellationRequest()
+        first.token.onCancel {
+            tied.cancel()  // stops its timer, due at this very instant
+            chained.cancel(after: .seconds(1), clock: clock)  // due within this advance
+        }
+        let tiedRuns = Counter()
+        tied.token.onCancel { tiedRuns.increment() }
+        clock.advance(by: .seconds(2))
+        #expect(first.isCancellationRequested)
+        #expect(tied.isCancellationRequested)
+        #expect(tiedRuns.value == 1)
+        #expect(chained.isCancellationRequested)
+        #expect(clock.pendingTimerCount == 0)
+    }
+
     @Test func `a zero or negative delay is due at once: the next advance, even by zero, fires it`() {
         let clock = ManualClock()
         let firings = Firings()

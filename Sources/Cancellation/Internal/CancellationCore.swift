@@ -135,6 +135,7 @@ final class CancellationCore: Sendable {
     /// The `CancellationRequest` object was deallocated; without a pending timer or a source link,
     /// nothing can cancel this core any more.
     func requestReleased() {
+        guard !isCancellationRequested else { return }  // cancelling let go of the timer and links
         let remains = state.withLock { state in
             let remains = state.requestReleased()
             if remains != nil { abandoned.store(true, ordering: .relaxed) }

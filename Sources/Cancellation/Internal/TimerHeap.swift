@@ -1,11 +1,34 @@
-/// A timer that a ``TimerHeap`` orders: its fields belong to the heap's owner, and are only read
-/// or written with the owner's lock held.
-protocol HeapTimer: AnyObject {
-    var deadline: Duration { get set }
+/// A timer that a ``TimerHeap`` orders, and the closure it runs: what the timers of
+/// ``ManualClock`` and ``SystemClock`` share. Its fields belong to the heap's owner, and are only
+/// read or written with the owner's lock held.
+class HeapTimer: @unchecked Sendable {
+    // Sendable: every `var` is only read or written with the lock of the heap's owner held (the
+    // closure is read under it, and called on the copy read out).
+    private var fireClosure: (@Sendable () -> Void)?
+    final var deadline = Duration.zero
     /// When it was armed, relative to the other timers of its heap.
-    var sequence: UInt64 { get set }
+    final var sequence: UInt64 = 0
     /// The position in the heap; -1 while not in it.
-    var index: Int { get set }
+    final var index = -1
+
+    init(fire: @escaping @Sendable () -> Void) {
+        fireClosure = fire
+    }
+
+    /// With the lock held: whether it was cancelled (only ``takeFire()`` takes the closure out).
+    final var isCancelled: Bool { fireClosure == nil }
+
+    /// With the lock held, when it is cancelled: the closure, taken out for good (the caller
+    /// releases it outside the lock).
+    final func takeFire() -> (@Sendable () -> Void)? {
+        defer { fireClosure = nil }
+        return fireClosure
+    }
+
+    /// With the lock held: the closure, unless cancelled.
+    final func peekFire() -> (@Sendable () -> Void)? {
+        fireClosure
+    }
 }
 
 /// The pending timers of a clock (``ManualClock``, ``SystemClock``): a binary min-heap ordered by

@@ -151,11 +151,16 @@ public final class Future<Value: Sendable>: Sendable {
     /// - Parameters:
     ///   - cancellationToken: Cancels the task and the future.
     ///   - work: Produces the value, or throws the error the future fails with.
+    @inlinable  // specialized in the caller: see `run(at:cancellationToken:_:)`
     public convenience init(
         cancellationToken: CancellationToken = .none,
         _ work: @escaping @Sendable @concurrent () async throws -> Value
     ) {
         self.init()
+        guard cancellationToken.canBeCancelled else {
+            runOnPool(work)  // nothing to watch: no handler, no registration, `work` not re-wrapped
+            return
+        }
         run(at: .pool, cancellationToken: cancellationToken, work)
     }
 

@@ -27,6 +27,8 @@ final class WorkerPool: @unchecked Sendable {
     enum Work {
         case closure(@Sendable () -> Void)
         case job(UnownedJob)
+        /// A task to create and start on the thread that takes this (``TaskPlacement/startOnPool(_:)``).
+        case task(@Sendable () async -> Void)
     }
 
     static let shared = WorkerPool(runnableThreads: WorkerPool.processorCount)
@@ -157,6 +159,13 @@ final class WorkerPool: @unchecked Sendable {
         switch consume work {
         case .closure(let body): body()
         case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
+        case .task(let body):
+            if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+                // Runs `body` here until it first suspends; its later jobs come back as `.job`.
+                Task.immediate(executorPreference: self) { await body() }
+            } else {
+                Task(executorPreference: self) { await body() }
+            }
         }
     }
 

@@ -39,31 +39,6 @@ struct WorkerPoolTests {
         }
     }
 
-    // Each job waits for the other to start: both finish only if two threads run them at once, so
-    // the thread woken for the first must wake (or start) another for the second. Without that, a
-    // sleeping thread's 5-second timeout would end each round after 2.5 s on average: 40 rounds of
-    // that overrun the time limit, the hang guard here (checked by disabling the hand-on).
-    @Test(.timeLimit(.minutes(1)))
-    func `a burst submitted while every thread sleeps wakes a second thread`() async {
-        for _ in 0..<40 {
-            let first = Signal()
-            let second = Signal()
-            let met = Counter()
-            await onDedicatedThread {
-                pause(.milliseconds(20))  // the pool's threads go to sleep
-                DefaultExecutionContext().execute {
-                    first.fire()
-                    if second.wait() { met.increment() }
-                }
-                DefaultExecutionContext().execute {
-                    second.fire()
-                    if first.wait() { met.increment() }
-                }
-            }
-            #expect(await eventually { met.value == 2 })
-        }
-    }
-
     @Test func `Future { async } work started in a burst all completes`() async throws {
         let futures = (0..<10_000).map { index in Future { () async throws -> Int in index } }
         #expect(try await futures.sequence().value() == Array(0..<10_000))

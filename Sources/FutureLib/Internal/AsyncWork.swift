@@ -14,6 +14,7 @@ enum TaskPlacement: Sendable {
     /// The jobs of the task run on `context`; `.default` and `.synchronous` mean FutureLib's pool
     /// (running a job inline on whatever thread resumes the task would run user code in places
     /// that must not, such as inside a token's `cancel()`).
+    @usableFromInline
     static func on(_ context: some ExecutionContext) -> TaskPlacement {
         if context.isDefault || context.isSynchronous { return .pool }
         return .executor(ContextTaskExecutor(context))
@@ -169,6 +170,7 @@ extension Future {
     /// the result at once (a failure that `map` passes on) or async work, which runs in a task at
     /// `placement`. A token cancelled first fails the new future with `CancellationError` at once,
     /// and `step` is never called.
+    @inlinable
     func deriveAsync<U: Sendable>(
         at placement: TaskPlacement,
         cancellationToken: CancellationToken,
@@ -185,6 +187,7 @@ extension Future {
 }
 
 /// What an async combinator does with its source's result.
+@usableFromInline
 enum AsyncStep<U: Sendable>: Sendable {
     /// Completes the new future with this result, with no task.
     case done(Result<U, any Error>)

@@ -44,7 +44,7 @@ enum TaskPlacement: Sendable {
     /// executor preference record and its closure are allocated and freed on one thread instead
     /// of allocated by the caller and freed by a pool thread, which glibc's malloc serves slowly
     /// (cross-thread frees take the arena's lock); and the caller's share of the work shrinks to
-    /// queueing one closure. Measured 2.2× → 0.7× of `Task { }` (see Documentation/Internals.md).
+    /// queueing one closure. Measured 2.3× → 0.6× of `Task { }` (see Documentation/Internals.md).
     ///
     /// So the task is like `Task.detached`: it does not inherit the caller's priority or
     /// task-local values. Where `Task.immediate` is not available (before macOS 26 and its

@@ -211,8 +211,6 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// Polls `submitted` until it is set or ``spinNanoseconds`` have passed; the clock is read
-    /// once every 64 polls.
     /// Polls `submitted` until it is set or ``spinNanoseconds`` have passed; returns how long it
     /// spun. The clock is read once every 64 polls.
     private func spinUntilSubmitted() -> Int {

@@ -28,16 +28,15 @@ import Darwin
 ///
 /// ### Spinning
 /// With more than one core, one thread that runs out of work spins for up to
-/// ``spinNanoseconds`` before it sleeps, watching for a submission. Work that comes back within
-/// microseconds (a `Future { async }` awaited in a loop: each is submitted a few microseconds after
-/// the last ended) then needs no wake-up through the kernel, which costs 5–25 µs on a virtual
-/// machine. A spin that sees work sooner than ``quickCatchNanoseconds`` means a burst whose work
-/// arrives about as fast as the pool runs it: spinning then only takes the core from the thread
-/// that submits, and lets no work pile up between two trips through the lock, so the next thread
-/// to run dry sleeps at once. Benchmarks/Rounds under `chrt -f 10`, 3 runs of 7 rounds each: scenario 9
-/// (`Future { async }` awaited, one at a time) 33–37 µs → 17.5–18.5 µs per round trip, and CPU
-/// 50 → 28 µs; scenario 14 (100,000 empty jobs) 0.41× → 0.52–0.55× of `DispatchQueue.global()`;
-/// scenario 10 unchanged. The price is up to 20 µs of one core's time each time the pool runs dry.
+/// ``spinNanoseconds`` before it sleeps, polling for a submission and yielding its core between
+/// rounds of polls. Work that comes back within microseconds (a `Future { async }` awaited in a
+/// loop: each is submitted a few microseconds after the last ended) then needs no wake-up through
+/// the kernel, which costs 5–25 µs on a virtual machine. The yield keeps a loaded machine's other
+/// threads, among them the one about to submit, running: without it the spin cost more than it
+/// saved there. A spin that sees work sooner than ``quickCatchNanoseconds`` means a burst whose
+/// work arrives about as fast as the pool runs it: spinning then only takes the core from the
+/// thread that submits, so the next thread to run dry sleeps at once. The price is up to 20 µs of
+/// one core each time the pool runs dry. Figures in Documentation/Internals.md ("The worker pool").
 final class WorkerPool: @unchecked Sendable {
     // Sendable: every mutable property below is read and written only with `lock` held;
     // `submitted` is an atomic.
@@ -212,7 +211,7 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     /// Polls `submitted` until it is set or ``spinNanoseconds`` have passed; returns how long it
-    /// spun. The clock is read once every 64 polls.
+    /// spun. The clock is read, and the core yielded, once every 64 polls.
     private func spinUntilSubmitted() -> Int {
         var start = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
@@ -226,6 +225,7 @@ final class WorkerPool: @unchecked Sendable {
             clock_gettime(CLOCK_MONOTONIC, &now)
             let elapsed = (now.tv_sec - start.tv_sec) * 1_000_000_000 + (now.tv_nsec - start.tv_nsec)
             if seen || elapsed >= Self.spinNanoseconds { return elapsed }
+            sched_yield()  // lets a thread waiting for this core run, the submitter among them
         }
     }
 

@@ -26,6 +26,12 @@ final class StreamIteratorCore<Value: Sendable> {
         inbox = StreamIteratorInbox(stream: stream, policy: policy)
     }
 
+    /// The iterator is gone (the loop ended or was left with `break`): unsubscribe, so that the
+    /// stream lets go of the inbox, which its subscription holds.
+    deinit {
+        inbox.stop()
+    }
+
     /// The next result, or nil when the stream has ended, the iteration was stopped or the task
     /// was cancelled.
     @inlinable

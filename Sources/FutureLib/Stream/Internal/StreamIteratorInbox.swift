@@ -3,7 +3,7 @@
 ///
 /// It subscribes on `.synchronous` with a token of its own, cancelled when the loop's task is
 /// cancelled, when the loop stops after an error, or when the iterator is dropped: each of these
-/// unsubscribes at once. The loop's side, which serves what it took from here, is
+/// unsubscribes at once, and the stream then lets go of the inbox. The loop's side, which serves what it took from here, is
 /// ``StreamIteratorCore``.
 ///
 /// Inlinable, with the core: specialized in the client, a result reaches the loop without the
@@ -38,13 +38,13 @@ final class StreamIteratorInbox<Value: Sendable>: Sendable {
     init(stream: FutureStream<Value>, policy: FutureStream<Value>.BufferingPolicy) {
         limit = policy.limit ?? .max
         keepsNewest = policy.keepsNewest
-        stream.subscribe(on: .synchronous, cancellationToken: subscription.token) { [weak self] event in
-            self?.receive(event)
+        // Strong: the loop's side stops the subscription when the iterator is dropped
+        // (`StreamIteratorCore.deinit`), which releases this handler. A weak reference would give
+        // the inbox a side table, and every retain and release of it the slow path, on each value
+        // (benchmark 12).
+        stream.subscribe(on: .synchronous, cancellationToken: subscription.token) { [self] event in
+            receive(event)
         }
-    }
-
-    deinit {
-        subscription.cancel()
     }
 
     /// Whether the loop may take every buffered result at once: only when no policy can drop

@@ -62,6 +62,29 @@ struct StreamIteratorCoreTests {
         }
     }
 
+    @Test func `two loops over one stream each get every value, in order`() async throws {
+        let promise = StreamPromise<Int>(capacity: 0)
+        let subscribed = (Promise<Void>(), Promise<Void>())
+        func loop(_ subscribed: Promise<Void>) -> Task<[Int], any Error> {
+            Task {
+                var iterator = promise.stream.values(buffering: .unbounded).makeAsyncIterator()
+                subscribed.fulfill(())
+                var seen: [Int] = []
+                while let value = try await iterator.next() { seen.append(value) }
+                return seen
+            }
+        }
+        let loops = (loop(subscribed.0), loop(subscribed.1))
+        try await subscribed.0.future.value()
+        try await subscribed.1.future.value()
+        await onDedicatedThread {
+            for value in 0..<5_000 { promise.fulfill(value) }
+            promise.finish()
+        }
+        #expect(try await loops.0.value == Array(0..<5_000))
+        #expect(try await loops.1.value == Array(0..<5_000))
+    }
+
     // MARK: - The end and errors
 
     @Test func `finishing while values wait in the loop's batch delivers them, then the end`() async throws {

@@ -151,8 +151,9 @@ public final class Future<Value: Sendable>: Sendable {
     /// ### Task
     /// The task is created by the FutureLib thread that starts running it, so, like
     /// `Task.detached`, it does not inherit the caller's priority or task-local values: pass
-    /// what `work` needs in its captures. (Before macOS 26 and its siblings the caller creates
-    /// the task, which then inherits them.)
+    /// what `work` needs in its captures, or make the task yourself and wrap it,
+    /// `Future(Task { … })`, which inherits them and runs on Swift's cooperative pool. (Before
+    /// macOS 26 and its siblings the caller creates the task, which then inherits them.)
     ///
     /// - Parameters:
     ///   - cancellationToken: Cancels the task and the future.

@@ -6,28 +6,18 @@ public import Dispatch  // public: the pending state names a `DispatchQueue`, re
 struct FutureState<Value: Sendable>: Sendable {
     // Declared in this order for size: `outcome` takes 17 bytes and `first` 25, so that with
     // `first` last the state of a `Future<Int>` is 57 bytes, and the future 81.
+    //
+    // Every stored property has the same layout whatever `Value` is (the value itself is a
+    // ``StoredValue``), so that the never-specialized `Future.deinit` destroys the state without a
+    // generic metadata lookup (330 instructions per future; scenario 2, see ``StoredValue``).
     @usableFromInline var outcome: Outcome
     @usableFromInline var more: [Continuation<Value>] = []
     /// The first continuation lives inline: most futures have exactly one.
     @usableFromInline var first: Continuation<Value>?
 
-    /// Whether the future has a result. (Whether its completer is still dispatching is in the
-    /// future's ``CompletionPhase``, which the completer ends without the lock.)
-    @usableFromInline
-    enum Outcome: Sendable {
-        /// No result yet. The site of the promise that completes it (for the broken-promise
-        /// error) is kept here, in the bytes the result takes later, rather than in the promise.
-        case pending(createdAt: CreationSite)
-        /// No result yet, and the work that completes it is queued (or will be) on this queue: a
-        /// combinator's closure given `on: queue`, or `Future(on: queue)`'s work. Read only by the
-        /// blocking `value()`, to refuse blocking the main queue on work that needs it.
-        case queued(on: DispatchQueue)
-        /// The result. While the completer still hands continuations to contexts other than
-        /// `.synchronous`, registrations on such contexts queue in `more` behind them (see
-        /// ``add(target:callback:phase:)``), so that a serial context runs continuations in
-        /// registration order.
-        case completed(Result<Value, any Error>)
-    }
+    /// Not nested in this generic type: a non-generic enum is what lets the never-specialized
+    /// `Future.deinit` read it without a generic metadata lookup (see ``StoredValue``).
+    @usableFromInline typealias Outcome = FutureOutcome
 
     @inlinable
     init(_ outcome: Outcome) {
@@ -39,7 +29,8 @@ struct FutureState<Value: Sendable>: Sendable {
     var result: Result<Value, any Error>? {
         switch outcome {
         case .pending, .queued: nil
-        case .completed(let result): result
+        case .succeeded(let value): .success(value.value(as: Value.self))
+        case .failed(let error): .failure(error)
         }
     }
 
@@ -80,7 +71,7 @@ struct FutureState<Value: Sendable>: Sendable {
     mutating func complete(with newResult: Result<Value, any Error>, phase: borrowing CompletionPhase) -> Ready? {
         switch outcome {
         case .pending, .queued: break
-        case .completed: return nil
+        case .succeeded, .failed: return nil
         }
         // Moved out, not copied: a continuation holds several references.
         let first = first.take()
@@ -88,7 +79,7 @@ struct FutureState<Value: Sendable>: Sendable {
         swap(&more, &self.more)
         let hasAsynchronous =
             first.map { !$0.target.isSynchronous } == true || more.contains { !$0.target.isSynchronous }
-        outcome = .completed(newResult)
+        outcome = Outcome(newResult)
         phase.complete(dispatching: hasAsynchronous)
         return Ready(first: first, more: more, hasAsynchronous: hasAsynchronous)
     }
@@ -126,8 +117,8 @@ struct FutureState<Value: Sendable>: Sendable {
         switch outcome {
         case .pending, .queued:
             break
-        case .completed(let result):
-            guard !target.isSynchronous, phase.joinDispatching() else { return .dispatch(result) }
+        case .succeeded, .failed:
+            guard !target.isSynchronous, phase.joinDispatching() else { return .dispatch(result!) }
             more.append(Continuation(target: target, callback: callback))
             return .queued
         }
@@ -149,5 +140,33 @@ struct FutureState<Value: Sendable>: Sendable {
         }
         guard let index = more.firstIndex(where: { $0.uses(cancellable) }) else { return nil }
         return more.remove(at: index)
+    }
+}
+
+/// Whether the future has a result. (Whether its completer is still dispatching is in the
+/// future's ``CompletionPhase``, which the completer ends without the lock.)
+@usableFromInline
+enum FutureOutcome: Sendable {
+    /// No result yet. The site of the promise that completes it (for the broken-promise
+    /// error) is kept here, in the bytes the result takes later, rather than in the promise.
+    case pending(createdAt: CreationSite)
+    /// No result yet, and the work that completes it is queued (or will be) on this queue: a
+    /// combinator's closure given `on: queue`, or `Future(on: queue)`'s work. Read only by the
+    /// blocking `value()`, to refuse blocking the main queue on work that needs it.
+    case queued(on: DispatchQueue)
+    /// The result is a success with this `Value`. While the completer still hands
+    /// continuations to contexts other than `.synchronous`, registrations on such contexts
+    /// queue in `more` behind them (see ``FutureState/add(target:callback:phase:)``), so that a serial
+    /// context runs continuations in registration order.
+    case succeeded(StoredValue)
+    /// The result is this failure; as `succeeded` otherwise.
+    case failed(any Error)
+
+    @inlinable
+    init<Value: Sendable>(_ result: Result<Value, any Error>) {
+        switch result {
+        case .success(let value): self = .succeeded(StoredValue(value))
+        case .failure(let error): self = .failed(error)
+        }
     }
 }

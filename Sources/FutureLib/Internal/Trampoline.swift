@@ -9,14 +9,15 @@ enum Trampoline: Sendable {
     /// Runs `work` now, or after the current inline frames return when nested too deeply.
     @usableFromInline
     static func run(_ work: @escaping @Sendable () -> Void) {
-        let thread = PerThread.current
-        guard thread.inlineDepth < maximumDepth else {
-            thread.deferred.append(work)
-            return
+        PerThread.withCurrent { thread in
+            guard thread.inlineDepth < maximumDepth else {
+                thread.deferred.append(work)
+                return
+            }
+            thread.inlineDepth += 1
+            work()
+            finish(thread)
         }
-        thread.inlineDepth += 1
-        work()
-        finish(thread)
     }
 
     /// Runs `work` inline if the depth allows and returns true; returns false (running nothing)
@@ -24,12 +25,13 @@ enum Trampoline: Sendable {
     /// common path.
     @usableFromInline
     static func runInline(_ work: () -> Void) -> Bool {
-        let thread = PerThread.current
-        guard thread.inlineDepth < maximumDepth else { return false }
-        thread.inlineDepth += 1
-        work()
-        finish(thread)
-        return true
+        PerThread.withCurrent { thread in
+            guard thread.inlineDepth < maximumDepth else { return false }
+            thread.inlineDepth += 1
+            work()
+            finish(thread)
+            return true
+        }
     }
 
     private static func finish(_ thread: PerThread) {

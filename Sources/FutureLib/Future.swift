@@ -218,13 +218,13 @@ public final class Future<Value: Sendable>: Sendable {
             for continuation in ready.more { continuation.dispatch(result) }
             return true
         }
-        if let first = ready.first, !first.target.isSynchronous { first.dispatch(result) }
-        for continuation in ready.more where !continuation.target.isSynchronous { continuation.dispatch(result) }
+        if let first = ready.first, !first.isSynchronous { first.dispatch(result) }
+        for continuation in ready.more where !continuation.isSynchronous { continuation.dispatch(result) }
         while !phase.endDispatching() {
             for continuation in withState({ $0.takeQueued(phase: phase) }) { continuation.dispatch(result) }
         }
-        if let first = ready.first, first.target.isSynchronous { first.dispatch(result) }
-        for continuation in ready.more where continuation.target.isSynchronous { continuation.dispatch(result) }
+        if let first = ready.first, first.isSynchronous { first.dispatch(result) }
+        for continuation in ready.more where continuation.isSynchronous { continuation.dispatch(result) }
         return true
     }
 

@@ -4,16 +4,61 @@ public import Dispatch  // public: the pending state names a `DispatchQueue`, re
 /// returned actions after the lock is released.
 @usableFromInline
 struct FutureState<Value: Sendable>: Sendable {
-    // Declared in this order for size: `outcome` takes 17 bytes and `first` 25, so that with
-    // `first` last the state of a `Future<Int>` is 57 bytes, and the future 81.
+    // `outcome` takes 17 bytes (24 with padding) and `waiting` 24, so that the state of a
+    // `Future<Int>` is 48 bytes and the future 72: malloc's 80-byte chunk (scenario 13; it was 57
+    // and 81, a 96-byte chunk, with the first continuation and the array side by side).
     //
     // Every stored property has the same layout whatever `Value` is (the value itself is a
     // ``StoredValue``), so that the never-specialized `Future.deinit` destroys the state without a
     // generic metadata lookup (330 instructions per future; scenario 2, see ``StoredValue``).
     @usableFromInline var outcome: Outcome
-    @usableFromInline var more: [Continuation<Value>] = []
-    /// The first continuation lives inline: most futures have exactly one.
-    @usableFromInline var first: Continuation<Value>?
+    /// The continuations waiting for the result (or, while the completer is dispatching, queued
+    /// behind it), in registration order.
+    @usableFromInline var waiting: Waiting = .none
+
+    /// Continuations in registration order: most futures have exactly one, which needs no array.
+    /// As large as one ``Continuation``, 24 bytes: the case lives in the continuation's spare bits.
+    @usableFromInline
+    enum Waiting: Sendable {
+        case none
+        case one(Continuation<Value>)
+        case many([Continuation<Value>])
+
+        /// How many there are.
+        @inlinable
+        var count: Int {
+            switch self {
+            case .none: 0
+            case .one: 1
+            case .many(let continuations): continuations.count
+            }
+        }
+
+        /// Adds `continuation` after the others.
+        @inlinable
+        mutating func append(_ continuation: Continuation<Value>) {
+            switch self {
+            case .none:
+                self = .one(continuation)
+            case .one(let first):
+                self = .many([first, continuation])
+            case .many(var continuations):
+                self = .none  // so that the array is uniquely referenced and grows in place
+                continuations.append(continuation)
+                self = .many(continuations)
+            }
+        }
+
+        /// All of them, in order, as an array (the completer's queued ones).
+        @inlinable
+        var array: [Continuation<Value>] {
+            switch self {
+            case .none: []
+            case .one(let continuation): [continuation]
+            case .many(let continuations): continuations
+            }
+        }
+    }
 
     /// Not nested in this generic type: a non-generic enum is what lets the never-specialized
     /// `Future.deinit` read it without a generic metadata lookup (see ``StoredValue``).
@@ -74,11 +119,16 @@ struct FutureState<Value: Sendable>: Sendable {
         case .succeeded, .failed: return nil
         }
         // Moved out, not copied: a continuation holds several references.
-        let first = first.take()
+        var taken = Waiting.none
+        swap(&taken, &waiting)
+        var first: Continuation<Value>? = nil
         var more: [Continuation<Value>] = []
-        swap(&more, &self.more)
-        let hasAsynchronous =
-            first.map { !$0.target.isSynchronous } == true || more.contains { !$0.target.isSynchronous }
+        switch consume taken {
+        case .none: break
+        case .one(let continuation): first = continuation
+        case .many(let continuations): more = continuations
+        }
+        let hasAsynchronous = first.map { !$0.isSynchronous } == true || more.contains { !$0.isSynchronous }
         outcome = Outcome(newResult)
         phase.complete(dispatching: hasAsynchronous)
         return Ready(first: first, more: more, hasAsynchronous: hasAsynchronous)
@@ -88,10 +138,10 @@ struct FutureState<Value: Sendable>: Sendable {
     /// to dispatch next in registration order; the completer then tries to end dispatching again.
     @inlinable
     mutating func takeQueued(phase: borrowing CompletionPhase) -> [Continuation<Value>] {
-        var queued: [Continuation<Value>] = []
-        swap(&queued, &more)
+        var queued = Waiting.none
+        swap(&queued, &waiting)
         phase.resumeDispatching()
-        return queued
+        return queued.array
     }
 
     @usableFromInline
@@ -119,15 +169,10 @@ struct FutureState<Value: Sendable>: Sendable {
             break
         case .succeeded, .failed:
             guard !target.isSynchronous, phase.joinDispatching() else { return .dispatch(result!) }
-            more.append(Continuation(target: target, callback: callback))
+            waiting.append(Continuation(target: target, callback: callback))
             return .queued
         }
-        let continuation = Continuation(target: target, callback: callback)
-        if first == nil, more.isEmpty {
-            first = continuation
-        } else {
-            more.append(continuation)
-        }
+        waiting.append(Continuation(target: target, callback: callback))
         return .stored
     }
 
@@ -135,11 +180,20 @@ struct FutureState<Value: Sendable>: Sendable {
     /// nil if it already ran.
     @inlinable
     mutating func remove(_ cancellable: CancellableCallback<Value>) -> Continuation<Value>? {
-        if first?.uses(cancellable) == true {
-            return first.take()
+        switch waiting {
+        case .none:
+            return nil
+        case .one(let continuation):
+            guard continuation.uses(cancellable) else { return nil }
+            waiting = .none
+            return continuation
+        case .many(var continuations):
+            guard let index = continuations.firstIndex(where: { $0.uses(cancellable) }) else { return nil }
+            waiting = .none  // so that the array is uniquely referenced
+            let removed = continuations.remove(at: index)
+            waiting = .many(continuations)
+            return removed
         }
-        guard let index = more.firstIndex(where: { $0.uses(cancellable) }) else { return nil }
-        return more.remove(at: index)
     }
 }
 
@@ -156,7 +210,7 @@ enum FutureOutcome: Sendable {
     case queued(on: DispatchQueue)
     /// The result is a success with this `Value`. While the completer still hands
     /// continuations to contexts other than `.synchronous`, registrations on such contexts
-    /// queue in `more` behind them (see ``FutureState/add(target:callback:phase:)``), so that a serial
+    /// queue in `waiting` behind them (see ``FutureState/add(target:callback:phase:)``), so that a serial
     /// context runs continuations in registration order.
     case succeeded(StoredValue)
     /// The result is this failure; as `succeeded` otherwise.

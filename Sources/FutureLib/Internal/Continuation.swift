@@ -102,34 +102,106 @@ final class CancellableCallback<Value: Sendable>: @unchecked Sendable {
 }
 
 /// A continuation waiting for a future: what to call, and where.
+///
+/// Stored as one enum whose cases carry the target beside the closure, so that the enum's case
+/// lives in the spare bits of the target's reference: 24 bytes, where a struct of a target and a
+/// ``Callback`` took 25; and `FutureState.Waiting`, one of these or an array, is 24 bytes too.
+/// That takes a pending `Future<Int>` from 81 bytes to 72, one malloc size class down (scenario
+/// 13, `CallgrindDriver mallinfo-futurelib`: 128 → 112 bytes per pending promise with one
+/// continuation).
 @usableFromInline
 struct Continuation<Value: Sendable>: Sendable {
-    // The target first: the callback's tag byte then ends the struct, which keeps it at 25 bytes.
-    @usableFromInline var target: ContinuationTarget
-    @usableFromInline var callback: Callback<Value>
+    @usableFromInline var storage: Storage
+
+    @usableFromInline
+    enum Storage: Sendable {
+        case result(ContinuationTarget, @Sendable (Result<Value, any Error>) -> Void)
+        case value(ContinuationTarget, @Sendable (Value) -> Void)
+        case error(ContinuationTarget, @Sendable (any Error) -> Void)
+        case cancellable(ContinuationTarget, CancellableCallback<Value>)
+    }
 
     @inlinable
     init(target: ContinuationTarget, callback: Callback<Value>) {
-        self.target = target
-        self.callback = callback
+        switch callback {
+        case .result(let body): storage = .result(target, body)
+        case .value(let body): storage = .value(target, body)
+        case .error(let body): storage = .error(target, body)
+        case .cancellable(let box): storage = .cancellable(target, box)
+        }
+    }
+
+    /// Where the callback runs.
+    @inlinable
+    var target: ContinuationTarget {
+        switch storage {
+        case .result(let target, _), .value(let target, _), .error(let target, _), .cancellable(let target, _): target
+        }
+    }
+
+    /// What to call.
+    @inlinable
+    var callback: Callback<Value> {
+        switch storage {
+        case .result(_, let body): .result(body)
+        case .value(_, let body): .value(body)
+        case .error(_, let body): .error(body)
+        case .cancellable(_, let box): .cancellable(box)
+        }
+    }
+
+    /// Whether it runs on `.synchronous`; matched in place, without copying the target or the
+    /// closure (a copy costs a retain and a release).
+    @inlinable
+    var isSynchronous: Bool {
+        switch storage {
+        case .result(.synchronous, _), .value(.synchronous, _), .error(.synchronous, _), .cancellable(.synchronous, _):
+            true
+        case .result, .value, .error, .cancellable:
+            false
+        }
     }
 
     /// Whether `cancellable` is this continuation's box.
     @inlinable
     func uses(_ cancellable: CancellableCallback<Value>) -> Bool {
-        callback.cancellable === cancellable
+        if case .cancellable(_, let box) = storage { return box === cancellable }
+        return false
     }
 
     /// Runs the callback on its context. Never call it with a lock held.
     @inlinable
-    func dispatch(_ result: Result<Value, any Error>) {
-        let callback = self.callback
-        if target.isSynchronous {
+    consuming func dispatch(_ result: Result<Value, any Error>) {
+        if isSynchronous {
             // The common case of combinators: no closure allocation unless nested too deeply.
-            if Trampoline.runInline({ callback.invoke(with: result) }) { return }
+            if let thread = Trampoline.enterInline() {
+                invoke(with: result)
+                Trampoline.leaveInline(thread)
+                return
+            }
+            let callback = self.callback
             Trampoline.run { callback.invoke(with: result) }
         } else {
+            let callback = self.callback
             target.execute { callback.invoke(with: result) }
+        }
+    }
+
+    /// ``Callback/invoke(with:)`` on the stored closure, moved out of the continuation.
+    @inlinable
+    consuming func invoke(with result: Result<Value, any Error>) {
+        // Consuming, and not a switch over `(storage, result)`: the closure is moved out, not
+        // copied (a copy costs a retain and a release per continuation; scenario 2).
+        switch (consume self).storage {
+        case .result(_, let body):
+            body(result)
+        case .value(_, let body):
+            if case .success(let value) = result { body(value) }
+        case .error(_, let body):
+            if case .failure(let error) = result { body(error) }
+        case .cancellable(_, let cancellable):
+            cancellable.callback.invokeClosure(with: result)
+            cancellable.registration?.unregister()
         }
     }
 }

@@ -9,27 +9,37 @@ enum Trampoline: Sendable {
     /// Runs `work` now, or after the current inline frames return when nested too deeply.
     @usableFromInline
     static func run(_ work: @escaping @Sendable () -> Void) {
-        let thread = PerThread.current
-        guard thread.inlineDepth < maximumDepth else {
-            thread.deferred.append(work)
-            return
+        PerThread.withCurrent { thread in
+            guard thread.inlineDepth < maximumDepth else {
+                thread.deferred.append(work)
+                return
+            }
+            thread.inlineDepth += 1
+            work()
+            finish(thread)
         }
-        thread.inlineDepth += 1
-        work()
-        finish(thread)
     }
 
-    /// Runs `work` inline if the depth allows and returns true; returns false (running nothing)
-    /// when the caller must defer it with ``run(_:)`` instead. Saves a closure allocation on the
-    /// common path.
+    /// Enters an inline frame if the depth allows: returns this thread's state (opaque, for
+    /// ``leaveInline(_:)``, which the caller must call after running its work), or nil when the
+    /// caller must defer the work with ``run(_:)`` instead. A pair of calls rather than a closure:
+    /// the continuation runs its callback in place, with no copy of it to capture (a retain and a
+    /// release per `.synchronous` continuation; scenario 2).
     @usableFromInline
-    static func runInline(_ work: () -> Void) -> Bool {
-        let thread = PerThread.current
-        guard thread.inlineDepth < maximumDepth else { return false }
-        thread.inlineDepth += 1
-        work()
-        finish(thread)
-        return true
+    static func enterInline() -> UnsafeMutableRawPointer? {
+        PerThread.withCurrent { thread in
+            guard thread.inlineDepth < maximumDepth else { return nil }
+            thread.inlineDepth += 1
+            return Unmanaged.passUnretained(thread).toOpaque()
+        }
+    }
+
+    /// Leaves the inline frame that ``enterInline()`` entered; the outermost one drains what
+    /// deeper frames deferred.
+    @usableFromInline
+    static func leaveInline(_ thread: UnsafeMutableRawPointer) {
+        // The thread's key holds the object: no retain (see `PerThread.withCurrent`).
+        Unmanaged<PerThread>.fromOpaque(thread)._withUnsafeGuaranteedRef { finish($0) }
     }
 
     private static func finish(_ thread: PerThread) {

@@ -30,6 +30,11 @@ struct CancellationState {
     private var waiters: [DispatchSemaphore] = []
     /// The timer and links, for the requests that have them; nil for most.
     private var attachments: Attachments?
+    /// The per-processor lists of a request whose lock was seen contended (``RegistrationStripes``);
+    /// nil for most. The core reaches them without this lock too.
+    private(set) var stripes: RegistrationStripes?
+    /// How many registrations found the lock taken (up to ``stripingThreshold``), while there are no stripes.
+    private var contendedRegistrations: UInt8 = 0
 
     // MARK: - Registration
 
@@ -58,6 +63,39 @@ struct CancellationState {
         }
     }
 
+    /// How many registrations must find the lock taken before the request gets stripes: a few, so
+    /// that a lone collision (a registration racing `cancel()`, two threads meeting once) does not
+    /// cost a request the stripes' memory, while a token that threads really share gets them at once
+    /// (benchmark scenario 11-2 finds the lock taken on most registrations).
+    static let stripingThreshold: UInt8 = 8
+
+    enum ContendedAction {
+        /// The registration was handled as by ``register(_:)``.
+        case registered(RegisterAction)
+        /// Contention reached ``stripingThreshold``: make stripes outside the lock, ``install(_:)``
+        /// them, then register there. Nothing was stored.
+        case stripe
+    }
+
+    /// ``register(_:)`` for a registration that found the lock taken: counts the contention first.
+    mutating func registerContended(_ handler: @escaping Handler) -> ContendedAction {
+        if case .active = phase, stripes == nil {
+            contendedRegistrations += 1
+            if contendedRegistrations >= Self.stripingThreshold { return .stripe }
+        }
+        return .registered(register(handler))
+    }
+
+    /// Installs `new` as the request's stripes, unless it has some already; returns the stripes that
+    /// registrations must use, or nil when the request is no longer active (register as usual: the
+    /// handler runs at once or is dropped).
+    mutating func install(_ new: RegistrationStripes) -> RegistrationStripes? {
+        guard case .active = phase else { return nil }
+        if let stripes { return stripes }
+        stripes = new
+        return new
+    }
+
     enum UnregisterAction {
         /// The handler was removed before it started; release it outside the lock.
         case removed(Handler)
@@ -70,6 +108,11 @@ struct CancellationState {
     mutating func unregister(_ key: RegistrationList.Key) -> UnregisterAction {
         if let handler = handlers.remove(key) { return .removed(handler) }
         return running == key ? .running : .gone
+    }
+
+    /// Whether the handler stored under `key` (of a stripe) is the one running right now.
+    func isRunning(_ key: RegistrationList.Key) -> Bool {
+        running == key
     }
 
     /// Registers a waiter for the running handler `key`; false when it has already returned, or
@@ -94,6 +137,9 @@ struct CancellationState {
         /// This call moved the request to `cancelling`: stop the timer, remove the links, run
         /// `first` (if any), then keep calling ``handlerReturned()``.
         case runHandlers(first: Next?, attachments: Attachments?)
+        /// The same for a request with stripes: stop the timer, remove the links, close the
+        /// stripes and run their handlers (``takeStriped(_:)``), then the request's own list (``handlerReturned()``).
+        case runStriped(RegistrationStripes, attachments: Attachments?)
         /// Already cancelling, cancelled or abandoned.
         case none
     }
@@ -104,7 +150,25 @@ struct CancellationState {
         phase = .cancelling
         cancellingThread = thread
         defer { attachments = nil }
+        if let stripes { return .runStriped(stripes, attachments: attachments) }
         return .runHandlers(first: takeNewest(), attachments: attachments)
+    }
+
+    /// One step of a striped cancellation, once the previous handler (if any) returned: hands out
+    /// the threads to wake (waiting for that handler), takes the handler stored under `key` out of
+    /// its stripe (whose lock is taken inside this one: always in that order) and marks it running.
+    /// A handler unregistered meanwhile is not there any more: nil.
+    mutating func takeStriped(_ key: RegistrationList.Key) -> StripedStep {
+        var step = StripedStep(wake: [], handler: stripes.unsafelyUnwrapped.remove(key))
+        swap(&step.wake, &waiters)
+        running = step.handler == nil ? nil : key
+        return step
+    }
+
+    /// What ``takeStriped(_:)`` hands out.
+    struct StripedStep {
+        var wake: [DispatchSemaphore]
+        var handler: Handler?
     }
 
     /// What the cancelling thread does after a handler returned.
@@ -150,6 +214,8 @@ struct CancellationState {
     struct Remains {
         var handlers: RegistrationList
         var attachments: Attachments?
+        /// The stripes, if any: the core closes them and drops their lists (the state keeps them too).
+        var stripes: RegistrationStripes?
     }
 
     /// The `CancellationRequest` object was deallocated. Without a pending timer or a source link
@@ -180,7 +246,7 @@ struct CancellationState {
     }
 
     private mutating func takeRemains() -> Remains {
-        var remains = Remains(handlers: RegistrationList(), attachments: nil)
+        var remains = Remains(handlers: RegistrationList(), attachments: nil, stripes: stripes)
         swap(&remains.handlers, &handlers)
         swap(&remains.attachments, &attachments)
         return remains

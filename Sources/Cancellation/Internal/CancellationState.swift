@@ -21,6 +21,11 @@ struct CancellationState {
     }
 
     private(set) var phase = Phase.active
+    /// How many registrations found the lock taken (up to ``stripingThreshold``), while there are no
+    /// stripes. (Beside `phase`, in its padding: the state stays 72 bytes.)
+    private var contendedRegistrations: UInt8 = 0
+    /// Whether the request has per-processor stripes (``RegistrationStripes``), which the core keeps.
+    private(set) var isStriped = false
     private var handlers = RegistrationList()
     /// The handler that the cancelling thread is running right now.
     private var running: RegistrationList.Key?
@@ -30,11 +35,6 @@ struct CancellationState {
     private var waiters: [DispatchSemaphore] = []
     /// The timer and links, for the requests that have them; nil for most.
     private var attachments: Attachments?
-    /// The per-processor lists of a request whose lock was seen contended (``RegistrationStripes``);
-    /// nil for most. The core reaches them without this lock too.
-    private(set) var stripes: RegistrationStripes?
-    /// How many registrations found the lock taken (up to ``stripingThreshold``), while there are no stripes.
-    private var contendedRegistrations: UInt8 = 0
 
     // MARK: - Registration
 
@@ -72,28 +72,35 @@ struct CancellationState {
     enum ContendedAction {
         /// The registration was handled as by ``register(_:)``.
         case registered(RegisterAction)
-        /// Contention reached ``stripingThreshold``: make stripes outside the lock, ``install(_:)``
-        /// them, then register there. Nothing was stored.
+        /// Contention reached ``stripingThreshold``: make stripes outside the lock, install them
+        /// (``stripe()``), then register there. Nothing was stored.
         case stripe
     }
 
     /// ``register(_:)`` for a registration that found the lock taken: counts the contention first.
     mutating func registerContended(_ handler: @escaping Handler) -> ContendedAction {
-        if case .active = phase, stripes == nil {
+        if case .active = phase, !isStriped {
             contendedRegistrations += 1
             if contendedRegistrations >= Self.stripingThreshold { return .stripe }
         }
         return .registered(register(handler))
     }
 
-    /// Installs `new` as the request's stripes, unless it has some already; returns the stripes that
-    /// registrations must use, or nil when the request is no longer active (register as usual: the
-    /// handler runs at once or is dropped).
-    mutating func install(_ new: RegistrationStripes) -> RegistrationStripes? {
-        guard case .active = phase else { return nil }
-        if let stripes { return stripes }
-        stripes = new
-        return new
+    enum StripeAction {
+        /// Publish the new stripes: the request has them from now on.
+        case install
+        /// Another thread gave the request its stripes first: use those.
+        case installed
+        /// The request is no longer active: register as usual (the handler runs at once or is dropped).
+        case inactive
+    }
+
+    /// The request is to get stripes (the core makes them and publishes their address).
+    mutating func stripe() -> StripeAction {
+        guard case .active = phase else { return .inactive }
+        if isStriped { return .installed }
+        isStriped = true
+        return .install
     }
 
     enum UnregisterAction {
@@ -138,8 +145,8 @@ struct CancellationState {
         /// `first` (if any), then keep calling ``handlerReturned()``.
         case runHandlers(first: Next?, attachments: Attachments?)
         /// The same for a request with stripes: stop the timer, remove the links, close the
-        /// stripes and run their handlers (``takeStriped(_:)``), then the request's own list (``handlerReturned()``).
-        case runStriped(RegistrationStripes, attachments: Attachments?)
+        /// stripes and run their handlers (``takeStriped(_:from:)``), then the request's own list (``handlerReturned()``).
+        case runStriped(attachments: Attachments?)
         /// Already cancelling, cancelled or abandoned.
         case none
     }
@@ -150,7 +157,7 @@ struct CancellationState {
         phase = .cancelling
         cancellingThread = thread
         defer { attachments = nil }
-        if let stripes { return .runStriped(stripes, attachments: attachments) }
+        if isStriped { return .runStriped(attachments: attachments) }
         return .runHandlers(first: takeNewest(), attachments: attachments)
     }
 
@@ -158,14 +165,14 @@ struct CancellationState {
     /// the threads to wake (waiting for that handler), takes the handler stored under `key` out of
     /// its stripe (whose lock is taken inside this one: always in that order) and marks it running.
     /// A handler unregistered meanwhile is not there any more: nil.
-    mutating func takeStriped(_ key: RegistrationList.Key) -> StripedStep {
-        var step = StripedStep(wake: [], handler: stripes.unsafelyUnwrapped.remove(key))
+    mutating func takeStriped(_ key: RegistrationList.Key, from stripes: RegistrationStripes) -> StripedStep {
+        var step = StripedStep(wake: [], handler: stripes.remove(key))
         swap(&step.wake, &waiters)
         running = step.handler == nil ? nil : key
         return step
     }
 
-    /// What ``takeStriped(_:)`` hands out.
+    /// What ``takeStriped(_:from:)`` hands out.
     struct StripedStep {
         var wake: [DispatchSemaphore]
         var handler: Handler?
@@ -214,8 +221,8 @@ struct CancellationState {
     struct Remains {
         var handlers: RegistrationList
         var attachments: Attachments?
-        /// The stripes, if any: the core closes them and drops their lists (the state keeps them too).
-        var stripes: RegistrationStripes?
+        /// Whether the request has stripes: the core closes them and drops their lists too.
+        var isStriped: Bool
     }
 
     /// The `CancellationRequest` object was deallocated. Without a pending timer or a source link
@@ -246,7 +253,7 @@ struct CancellationState {
     }
 
     private mutating func takeRemains() -> Remains {
-        var remains = Remains(handlers: RegistrationList(), attachments: nil, stripes: stripes)
+        var remains = Remains(handlers: RegistrationList(), attachments: nil, isStriped: isStriped)
         swap(&remains.handlers, &handlers)
         swap(&remains.attachments, &attachments)
         return remains

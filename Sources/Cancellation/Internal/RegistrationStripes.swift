@@ -18,14 +18,15 @@ import Synchronization
 /// - Exactly once: cancelling or abandoning the request closes every stripe under its lock; a
 ///   closed stripe stores nothing, so a handler is either in a list the canceller collects, or
 ///   runs (or is dropped) in `onCancel`.
-/// - Newest first: every handler stored in a stripe gets a stamp from one atomic counter. The
+/// - Newest first: every handler stored in a stripe gets a stamp from one atomic counter (the
+///   core's, see ``CancellationCore``). The
 ///   read-modify-writes of one atomic are totally ordered, in an order that agrees with
 ///   happens-before, so a registration that happened before another has a smaller stamp; a
 ///   cancellation merges the stripes' lists by stamp. (The request's own list holds only handlers
 ///   that no striped one happened before; they run after the striped ones, see ``CancellationCore``.)
 final class RegistrationStripes: @unchecked Sendable {
-    // Sendable: the memory is a counter and `count` locks, each reached only through its atomic
-    // operations or its lock; the pointer itself never changes.
+    // Sendable: the memory is `count` locks, each reached only through its lock; the pointer itself
+    // never changes.
     typealias Handler = RegistrationList.Handler
     typealias Key = RegistrationList.Key
 
@@ -35,12 +36,11 @@ final class RegistrationStripes: @unchecked Sendable {
         var isClosed = false
     }
 
-    /// Bytes per stripe, and for the counter: two 64-byte lines, since x86 processors fetch lines in
-    /// adjacent pairs. Two stripes' locks never share a line (false sharing would bring the
-    /// contention back).
+    /// Bytes per stripe: two 64-byte lines, since x86 processors fetch lines in adjacent pairs. Two
+    /// stripes' locks never share a line (false sharing would bring the contention back).
     private static let lineSize = 128
 
-    /// The counter at offset 0, then stripe `i`'s lock at `(i + 1) * lineSize`.
+    /// Stripe `i`'s lock at `i * lineSize`.
     private let memory: UnsafeMutableRawPointer
     /// `count - 1`; `count` is a power of two.
     private let mask: UInt
@@ -57,10 +57,9 @@ final class RegistrationStripes: @unchecked Sendable {
 
     init() {
         let count = Self.count
-        memory = .allocate(byteCount: (count + 1) * Self.lineSize, alignment: Self.lineSize)
-        memory.bindMemory(to: Atomic<UInt64>.self, capacity: 1).initialize(to: Atomic(0))
+        memory = .allocate(byteCount: count * Self.lineSize, alignment: Self.lineSize)
         for index in 0..<count {
-            (memory + (index + 1) * Self.lineSize).bindMemory(to: Lock<Stripe>.self, capacity: 1)
+            (memory + index * Self.lineSize).bindMemory(to: Lock<Stripe>.self, capacity: 1)
                 .initialize(to: Lock(Stripe()))
         }
         mask = UInt(count - 1)
@@ -69,16 +68,11 @@ final class RegistrationStripes: @unchecked Sendable {
 
     deinit {
         for index in 0..<Self.count { stripe(index).deinitialize(count: 1) }
-        counter.deinitialize(count: 1)
         memory.deallocate()
     }
 
-    private var counter: UnsafeMutablePointer<Atomic<UInt64>> {
-        memory.assumingMemoryBound(to: Atomic<UInt64>.self)
-    }
-
     private func stripe(_ index: Int) -> UnsafeMutablePointer<Lock<Stripe>> {
-        (memory + (index + 1) * Self.lineSize).assumingMemoryBound(to: Lock<Stripe>.self)
+        (memory + index * Self.lineSize).assumingMemoryBound(to: Lock<Stripe>.self)
     }
 
     /// Whether `key` lives in a stripe (and not in the request's own list).
@@ -92,11 +86,12 @@ final class RegistrationStripes: @unchecked Sendable {
         Int(truncatingIfNeeded: CurrentProcessor.index(using: schedGetCPU) & mask)
     }
 
-    /// Stores `handler` in stripe `index` (``currentIndex``, or any, for tests); nil when the stripes are closed.
-    func append(_ handler: @escaping Handler, inStripe index: Int) -> Key? {
-        // Relaxed: only the order of the increments matters (see the type's comment). Taken outside
-        // the stripe's lock, to keep the section short; the stamps order the stripe's list at cancellation.
-        let stamp = counter.pointee.wrappingAdd(1, ordering: .relaxed).newValue
+    /// Stores `handler` under `stamp` in stripe `index` (``currentIndex``, or any, for tests); nil
+    /// when the stripes are closed.
+    ///
+    /// The stamp is taken before the stripe's lock, to keep the section short: the stamps, not the
+    /// list's own order, order the handlers at cancellation.
+    func append(_ handler: @escaping Handler, stamp: UInt64, inStripe index: Int) -> Key? {
         let key = stripe(index).pointee.withLock { stripe -> Key? in
             guard !stripe.isClosed else { return nil }
             return stripe.list.append(handler, stamp: stamp)

@@ -44,10 +44,11 @@ final class CancellationCore: Sendable {
 
     deinit {
         let flags = flags.load(ordering: .relaxed)
-        if let stripes = Self.stripes(in: flags) { stripes.release() }
         // Cancelled or abandoned, it has already let go of its timer and links (and has no handlers).
-        guard flags & Self.requestedBit == 0, !abandoned.load(ordering: .relaxed) else { return }
-        release(state.withLock { $0.coreReleased() })
+        if flags & Self.requestedBit == 0, !abandoned.load(ordering: .relaxed) {
+            release(state.withLock { $0.coreReleased() })  // uses the stripes: before they are released
+        }
+        if let stripes = Self.stripes(in: flags) { stripes.release() }
     }
 
     /// A core that is cancelled from the start, shared by every ``CancellationToken/cancelled``.

@@ -117,7 +117,7 @@ final class CancellationCore: Sendable {
             handler()
             return nil
         }
-        return registerInStripe(handler)
+        return registerInStripe(handler, stripes: Self.stripes(in: flags).unsafelyUnwrapped)
     }
 
     /// `register` once the lock was found taken: waits for it, counts the contention, and past the
@@ -162,7 +162,16 @@ final class CancellationCore: Sendable {
     /// Stores `handler` in the stripe of this thread's processor, once the request has stripes.
     @inline(never)
     private func registerInStripe(_ handler: @escaping Handler) -> RegistrationList.Key? {
-        let stripes = cachedStripes.unsafelyUnwrapped
+        registerInStripe(handler, stripes: cachedStripes.unsafelyUnwrapped)
+    }
+
+    /// The striped path of `onCancel`, inlined into its callers: one call less per registration
+    /// (scenario 11-2: each nanosecond here is about 3 % of the ratio).
+    @inline(__always)
+    private func registerInStripe(
+        _ handler: @escaping Handler,
+        stripes: Unmanaged<RegistrationStripes>
+    ) -> RegistrationList.Key? {
         let key = stripes._withUnsafeGuaranteedRef { $0.append(handler, stamp: nextStamp(), inStripe: $0.currentIndex) }
         return key ?? closedStripe(handler)
     }

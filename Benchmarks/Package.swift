@@ -61,9 +61,12 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                "MallocCounter",
             ],
             path: "Rounds/RoundsDriver"
         ),
+        // The driver's malloc counts per operation: its executable interposes `malloc` and friends (glibc only).
+        .target(name: "MallocCounter", path: "Rounds/MallocCounter"),
         // Not a benchmark: scenario 9 (async closures) timed by a plain release driver, medians over alternating
         // rounds, wall-clock or process CPU time (the harness's runner needs swift-runtime-interposer on Linux 6.3).
         .executableTarget(

@@ -644,6 +644,14 @@ def nice_ceiling(value: float) -> float:
     return 10 ** (exponent + 1)
 
 
+def fmt_mallocs(entry: dict) -> str:
+    """Allocations per operation of each side, from RoundsDriver's counted run ("–" where it could not count)."""
+    ours, peer = entry.get("mallocs_ours"), entry.get("mallocs_peer")
+    if ours is None or peer is None:
+        return "–"
+    return f"{ours:.2f} / {peer:.2f}"
+
+
 def svg_text(x: float, y: float, text: str, size: int = 12, anchor: str = "start", weight: str = "normal",
              color: str = "#222", rotate: float | None = None) -> str:
     transform = f' transform="rotate({rotate} {x:.1f} {y:.1f})"' if rotate is not None else ""
@@ -949,17 +957,20 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
     add("Every scenario of `RoundsDriver` (`Benchmarks/Rounds/`: 1–7 and 9 in `SingleThreadScenarios.swift`, the "
         "multi-threaded 10–14 in `main.swift`), per operation, medians over the rounds. Reproduce one with "
         "`cd Benchmarks && swift build -c release --product RoundsDriver && .build/release/RoundsDriver 31 11` "
-        "(rounds, scenario keys).")
+        "(rounds, scenario keys). Mallocs per operation come from one more run of each side after the rounds, untimed, "
+        "with the driver's own `malloc` wrappers counting (`Benchmarks/Rounds/MallocCounter`; every allocation of the "
+        "process, the Swift runtime's and Dispatch's included).")
     add("")
-    add("| # | Scenario (FutureLib / peer) | FutureLib | Peer | Wall ratio (min–max) | CPU ratio | Target | |")
-    add("|---|---|---:|---:|---:|---:|---:|---|")
+    add("| # | Scenario (FutureLib / peer) | FutureLib | Peer | Wall ratio (min–max) | CPU ratio | Mallocs/op "
+        "(FutureLib / peer) | Target | |")
+    add("|---|---|---:|---:|---:|---:|---:|---:|---|")
     for spec in ROUNDS:
         entry = rounds.get(spec.key)
         number = spec.key.split("-")[0]
         target = "–" if spec.target is None else f"≤ {spec.target:g} (issue {spec.issue})"
         if entry is None:
             missing.add(f"RoundsDriver {spec.key}")
-            add(f"| {number} | {spec.label} | – | – | – | – | {target} | |")
+            add(f"| {number} | {spec.label} | – | – | – | – | – | {target} | |")
             continue
         ok = None if spec.target is None else entry["ratio"] <= spec.target
         if spec.key == "11-2" and (overlap() or 0) < 1.5:
@@ -967,7 +978,7 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
         mark = "⚠️" if spec.key == "11-2" and ok is None else verdict(ok)
         add(f"| {number} | {spec.label} | {fmt_ns(entry['wall_ours_ns'])} | {fmt_ns(entry['wall_peer_ns'])} | "
             f"**{fmt_ratio(entry['ratio'])}** ({entry['ratio_min']:.2f}–{entry['ratio_max']:.2f}) | "
-            f"{fmt_ratio(entry['cpu_ratio'])} | {target} | {mark} |")
+            f"{fmt_ratio(entry['cpu_ratio'])} | {fmt_mallocs(entry)} | {target} | {mark} |")
         if spec.key == "11-2" and ok is None:
             checks.append((f"({number}) {strip_markdown(spec.label)}: not measured in this run, the two threads "
                            f"hardly ran at once (wall ratio {fmt_ratio(entry['ratio'])})", False))
@@ -978,10 +989,11 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
     add("")
     add("Notes: (5) the peer is an async scope, so FutureLib's side runs in the same async context; (6) the "
         "handlers are registered outside the timing, as in the harness; (3) the 1,000 inputs are made outside the "
-        "timing. (12) `next()` of `values` takes an already-buffered result with one lock and no continuation; in "
-        "this scenario the consumer is usually faster than the producer and waits for most values, so what is "
-        "left is the waiting path (a handler scope, a continuation and a resume per value, as `AsyncStream` has, "
-        "plus the stream's own lock). (9) one `Future { async }` at a time, awaited, against one `Task { }`: the "
+        "timing. (12) `next()` of `values(buffering: .unbounded)` takes every result waiting for it in one trip "
+        "through the lock and serves them from a batch of its own (no lock, no continuation per value); it waits "
+        "(a handler scope and a continuation) only when nothing is left, so what remains per value is the "
+        "producer's side: the stream's lock, the subscriber's mailbox and the loop's buffer (Internals.md, \"A "
+        "`for await` loop over a stream\"). (9) one `Future { async }` at a time, awaited, against one `Task { }`: the "
         "future's task runs on the library's own threads, so each await is two hand-offs between threads (there and "
         "back), while a `Task { }` awaited from a task on the cooperative pool often runs without one; batched "
         "(10) the gap shrinks. `AsyncTimingDriver` reads 2–3× for the same pair because it awaits from the main "

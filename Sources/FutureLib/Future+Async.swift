@@ -68,7 +68,10 @@ extension Future {
 
     /// The result; or `CancellationError` when the task is cancelled first, or
     /// `FutureError.timeout` when the timeout passes first.
-    @usableFromInline
+    ///
+    /// Inlinable, so that it is specialized in the caller with `value()`: unspecialized, registering
+    /// the continuation looks up generic metadata several times (Benchmarks/Rounds scenario 9).
+    @inlinable
     func awaitResult(timeout: Duration?, clock: any TimerClock = .system) async throws -> Result<Value, any Error> {
         if let result { return result }
         // One request for both ways the wait can end early (task cancellation and the timeout);
@@ -76,7 +79,10 @@ extension Future {
         let waiter = CancellationRequest()
         if let timeout { waiter.cancel(after: timeout, clock: clock) }
         await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            // Unsafe, not checked: the callback below runs exactly once (with the result, or with
+            // `CancellationError` when the waiter's token removes it), so the checked
+            // continuation's extra allocation and its resume-once bookkeeping buy nothing here.
+            await withUnsafeContinuation { continuation in
                 observe(on: .synchronous, cancellationToken: waiter.token, .result { _ in continuation.resume() })
             }
         } onCancel: {

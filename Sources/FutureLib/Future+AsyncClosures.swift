@@ -30,6 +30,7 @@ extension Future {
     ///   - cancellationToken: Cancels the task and fails the new future with `CancellationError`.
     ///   - transform: Turns the value into the new value.
     /// - Returns: A future of the transformed value.
+    @inlinable  // specialized in the caller, as `Future { async … }` is (Benchmarks/Rounds scenario 9)
     public func map<U: Sendable>(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -207,6 +208,7 @@ extension Future {
 
 extension Result where Success: Sendable, Failure == any Error {
     /// `map`'s step: a failure passes on at once; a value runs `transform` in a task.
+    @inlinable
     func asyncStep<U: Sendable>(_ transform: @escaping @Sendable (Success) async throws -> U) -> AsyncStep<U> {
         switch self {
         case .success(let value): .run { try await transform(value) }

@@ -148,14 +148,26 @@ public final class Future<Value: Sendable>: Sendable {
     /// Cancelling the token cancels the task (before `cancel()` returns) and fails the future
     /// with `CancellationError` at once, without waiting for the task to notice.
     ///
+    /// ### Task
+    /// The task is created by the FutureLib thread that starts running it, so, like
+    /// `Task.detached`, it does not inherit the caller's priority or task-local values: pass
+    /// what `work` needs in its captures, or make the task yourself and wrap it,
+    /// `Future(Task { … })`, which inherits them and runs on Swift's cooperative pool. (Before
+    /// macOS 26 and its siblings the caller creates the task, which then inherits them.)
+    ///
     /// - Parameters:
     ///   - cancellationToken: Cancels the task and the future.
     ///   - work: Produces the value, or throws the error the future fails with.
+    @inlinable  // specialized in the caller: see `run(at:cancellationToken:_:)`
     public convenience init(
         cancellationToken: CancellationToken = .none,
         _ work: @escaping @Sendable @concurrent () async throws -> Value
     ) {
         self.init()
+        guard cancellationToken.canBeCancelled else {
+            runOnPool(work)  // nothing to watch: no handler, no registration, `work` not re-wrapped
+            return
+        }
         run(at: .pool, cancellationToken: cancellationToken, work)
     }
 

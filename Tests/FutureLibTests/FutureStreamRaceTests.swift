@@ -160,4 +160,38 @@ struct FutureStreamRaceTests {
         )
         #expect(failures.isEmpty, "\(failures)")
     }
+
+    /// A `for await` loop (`.unbounded`: it takes results in batches) whose task is cancelled from
+    /// the producer's thread at a different point each round: while it waits, or while results
+    /// wait in its batch.
+    @Test func `a for await loop cancelled while results arrive: an in-order prefix, each once, then it unsubscribes`()
+        async throws
+    {
+        var failures: [String] = []
+        for round in 0..<Stress.heavy where failures.count < 10 {
+            let promise = StreamPromise<Int>(capacity: 0)
+            let subscribed = Promise<Void>()
+            let loop = Task {
+                var iterator = promise.stream.values(buffering: .unbounded).makeAsyncIterator()
+                subscribed.fulfill(())
+                var seen: [Int] = []
+                while let value = try await iterator.next() { seen.append(value) }
+                return seen
+            }
+            try await subscribed.future.value()
+            let cancelAt = round % 150
+            await onDedicatedThread {
+                for value in 0..<200 {
+                    if value == cancelAt { loop.cancel() }
+                    promise.fulfill(value)
+                }
+            }
+            let seen = try await loop.value  // never finished: only the cancellation ends the loop
+            if seen != Array(0..<seen.count) { failures.append("round \(round): \(seen) is not an in-order prefix") }
+            if !(await eventually { promise.stream.subscriberCount == 0 }) {
+                failures.append("round \(round): the loop's subscription outlived it")
+            }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+    }
 }

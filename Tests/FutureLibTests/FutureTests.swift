@@ -175,6 +175,25 @@ struct FutureTests {
         }
     }
 
+    @TaskLocal static var traceID = 0
+
+    @Test func `async work runs in a task of its own, which does not inherit the caller's task-local values`()
+        async throws
+    {
+        #if canImport(Darwin)
+        guard #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) else { return }
+        #endif
+        let seen = try await Self.$traceID.withValue(7) {
+            try await Future { () async throws -> Int in Self.traceID }.value()
+        }
+        #expect(seen == 0)
+        let captured = try await Self.$traceID.withValue(7) {
+            let traceID = Self.traceID  // what the docs advise: capture it
+            return try await Future { () async throws -> Int in traceID }.value()
+        }
+        #expect(captured == 7)
+    }
+
     // MARK: - Deep chains
 
     /// A million (20,000 under ThreadSanitizer, see `Scale`).

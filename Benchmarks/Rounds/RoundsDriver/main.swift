@@ -13,6 +13,7 @@
 
 import Dispatch
 import FutureLib
+import MallocCounter
 import Synchronization
 
 #if canImport(Glibc)
@@ -124,6 +125,17 @@ func processCPUTime() -> Double {
     #else
     return 0
     #endif
+}
+
+/// Allocations per operation of one untimed run of `side` (its input, made by `prepare`, not counted); nil where
+/// the driver cannot count them (not glibc). Counting is a shared atomic add per allocation, so it never overlaps
+/// a timed run.
+func mallocs(_ side: Side) async throws -> Double? {
+    guard malloc_counter_is_available() != 0 else { return nil }
+    let run = try side.prepare()
+    malloc_counter_start()
+    try await run()
+    return Double(malloc_counter_stop()) / Double(side.operations)
 }
 
 /// Wall-clock and process CPU time per operation of one run of `side`.
@@ -299,6 +311,9 @@ for scenario in scenarios {
         theirsCPU.append(b.cpu)
         cpuRatios.append(a.cpu / b.cpu)
     }
+    // After the rounds, one counted run of each side (the JSON's and the report's malloc columns).
+    let oursMallocs = try await mallocs(scenario.futureLib)
+    let theirMallocs = try await mallocs(scenario.peer)
     func rounded(_ value: Double) -> Double { (value * 100).rounded() / 100 }
     if json {
         let fields: [(String, String)] = [
@@ -309,6 +324,8 @@ for scenario in scenarios {
             ("ratio", "\(median(ratios))"), ("ratio_min", "\(ratios.min()!)"), ("ratio_max", "\(ratios.max()!)"),
             ("cpu_ours_ns", "\(median(oursCPU) * 1e9)"), ("cpu_peer_ns", "\(median(theirsCPU) * 1e9)"),
             ("cpu_ratio", "\(median(cpuRatios))"),
+            ("mallocs_ours", oursMallocs.map { "\($0)" } ?? "null"),
+            ("mallocs_peer", theirMallocs.map { "\($0)" } ?? "null"),
         ]
         print("{" + fields.map { "\(quoted($0.0)): \($0.1)" }.joined(separator: ", ") + "}")
         continue
@@ -320,7 +337,9 @@ for scenario in scenarios {
             "\(scenario.peer.name) \(Int(median(theirs) * 1e9)) ns,",
             "median ratio \(rounded(median(ratios)))× (min \(rounded(ratios.min()!)), max \(rounded(ratios.max()!)));",
             "CPU \(Int(median(oursCPU) * 1e9)) ns vs \(Int(median(theirsCPU) * 1e9)) ns,",
-            "median ratio \(rounded(median(cpuRatios)))×; \(rounds) rounds",
+            "median ratio \(rounded(median(cpuRatios)))×;",
+            "mallocs per operation \(oursMallocs.map { "\(rounded($0))" } ?? "–")",
+            "vs \(theirMallocs.map { "\(rounded($0))" } ?? "–"); \(rounds) rounds",
         ].joined(separator: " ")
     )
 }

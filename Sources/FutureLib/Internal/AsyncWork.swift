@@ -4,16 +4,17 @@
 /// Never Swift's cooperative pool: a task with an executor preference runs its nonisolated code,
 /// and the code of default actors it calls, on that executor, so blocking cooperative threads on
 /// `value()` cannot starve it.
+@usableFromInline
 enum TaskPlacement: Sendable {
+    /// FutureLib's pool; the task is created there (``startOnPool(_:)``).
+    case pool
     case executor(any TaskExecutor)
     case mainActor
-
-    /// FutureLib's pool.
-    static var pool: TaskPlacement { .executor(WorkerPool.shared) }
 
     /// The jobs of the task run on `context`; `.default` and `.synchronous` mean FutureLib's pool
     /// (running a job inline on whatever thread resumes the task would run user code in places
     /// that must not, such as inside a token's `cancel()`).
+    @usableFromInline
     static func on(_ context: some ExecutionContext) -> TaskPlacement {
         if context.isDefault || context.isSynchronous { return .pool }
         return .executor(ContextTaskExecutor(context))
@@ -23,6 +24,8 @@ enum TaskPlacement: Sendable {
     /// (before `cancel()` returns, or at once if it already is).
     func start(cancellationToken: CancellationToken, _ body: @escaping @Sendable () async -> Void) {
         switch self {
+        case .pool:
+            Self.startOnPool { await withCancellation(cancellationToken) { await body() } }
         case .executor(let executor):
             Task(executorPreference: executor) {
                 await withCancellation(cancellationToken) { await body() }
@@ -31,6 +34,28 @@ enum TaskPlacement: Sendable {
             Task { @MainActor in
                 await withCancellation(cancellationToken) { await body() }
             }
+        }
+    }
+
+    /// Starts a task that runs `body` on FutureLib's pool, created by the pool thread that starts
+    /// running it (`Task.immediate`, inside a job of the pool) rather than by the caller.
+    ///
+    /// What it buys (Benchmarks/Rounds scenario 10, 10,000 `Future { async }`): the task, its
+    /// executor preference record and its closure are allocated and freed on one thread instead
+    /// of allocated by the caller and freed by a pool thread, which glibc's malloc serves slowly
+    /// (cross-thread frees take the arena's lock); and the caller's share of the work shrinks to
+    /// queueing one closure. Measured 2.3× → 0.6× of `Task { }` (see Documentation/Internals.md).
+    ///
+    /// So the task is like `Task.detached`: it does not inherit the caller's priority or
+    /// task-local values. Where `Task.immediate` is not available (before macOS 26 and its
+    /// siblings), a task created by the caller, preferring the pool.
+    @usableFromInline
+    static func startOnPool(_ body: @escaping @Sendable () async -> Void) {
+        let pool = WorkerPool.shared
+        if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+            pool.submit(.task(body))
+        } else {
+            Task(executorPreference: pool) { await body() }
         }
     }
 }
@@ -53,17 +78,39 @@ extension Future {
     /// Completes this future with what async `work` returns or throws, run in a task at
     /// `placement`; `cancellationToken` cancels the task and fails the future with
     /// `CancellationError` at once, without waiting for the task to notice.
+    ///
+    /// Inlinable, with the task bodies below, so that `Future { async … }` is specialized in the
+    /// caller: completing an unspecialized future looks up generic metadata several times
+    /// (Benchmarks/Rounds scenario 10, about a fifth of its time before).
+    @inlinable
     func run(
         at placement: TaskPlacement,
         cancellationToken: CancellationToken,
         _ work: @escaping @Sendable () async throws -> Value
     ) {
         if failIfCancelled(cancellationToken) { return }
+        guard cancellationToken.canBeCancelled else {
+            // A token that can never fire (`.none`, or one whose request is gone) needs no handler
+            // and no task cancellation: one closure context and a registration fewer per future.
+            switch placement {
+            case .pool:
+                TaskPlacement.startOnPool { [self] in await complete(running: work) }
+            case .executor(let executor):
+                Task(executorPreference: executor) { [self] in await complete(running: work) }
+            case .mainActor:
+                Task { @MainActor [self] in await complete(running: work) }
+            }
+            return
+        }
         let registration = cancellationToken.onCancel { [self] in
             complete(with: .failure(CancellationError()))
         }
         // One closure context per task (the task's own), not a second one for a wrapped body.
         switch placement {
+        case .pool:
+            TaskPlacement.startOnPool { [self] in
+                await complete(running: work, cancellationToken: cancellationToken, registration: registration)
+            }
         case .executor(let executor):
             Task(executorPreference: executor) { [self] in
                 await complete(running: work, cancellationToken: cancellationToken, registration: registration)
@@ -75,9 +122,35 @@ extension Future {
         }
     }
 
+    /// Completes this future with what `work` returns or throws, in a task on FutureLib's pool:
+    /// `Future { async … }` with a token that can never fire. `work` is taken as it is: passed to
+    /// ``run(at:cancellationToken:_:)`` it would be wrapped in one more closure, allocated, to
+    /// drop its `@concurrent` (Benchmarks/Rounds scenario 10).
+    @inlinable
+    func runOnPool(_ work: @escaping @Sendable @concurrent () async throws -> Value) {
+        TaskPlacement.startOnPool { [self] in
+            do {
+                complete(with: .success(try await work()))
+            } catch {
+                complete(with: .failure(error))
+            }
+        }
+    }
+
+    /// The body of ``run(at:cancellationToken:_:)``'s task when no token can cancel it.
+    @inlinable
+    func complete(running work: @Sendable () async throws -> Value) async {
+        do {
+            complete(with: .success(try await work()))
+        } catch {
+            complete(with: .failure(error))
+        }
+    }
+
     /// The body of ``run(at:cancellationToken:_:)``'s task, on the task's executor: runs `work`
     /// with the task cancelled by the token, and completes this future with its outcome.
-    private func complete(
+    @inlinable
+    func complete(
         running work: @Sendable () async throws -> Value,
         cancellationToken: CancellationToken,
         registration: CancellationRegistration
@@ -97,6 +170,7 @@ extension Future {
     /// the result at once (a failure that `map` passes on) or async work, which runs in a task at
     /// `placement`. A token cancelled first fails the new future with `CancellationError` at once,
     /// and `step` is never called.
+    @inlinable
     func deriveAsync<U: Sendable>(
         at placement: TaskPlacement,
         cancellationToken: CancellationToken,
@@ -113,6 +187,7 @@ extension Future {
 }
 
 /// What an async combinator does with its source's result.
+@usableFromInline
 enum AsyncStep<U: Sendable>: Sendable {
     /// Completes the new future with this result, with no task.
     case done(Result<U, any Error>)

@@ -21,14 +21,14 @@ extension FutureStream {
         case bufferingOldest(Int)
 
         /// The buffer's bound, nil for none.
-        var limit: Int? {
+        @usableFromInline var limit: Int? {
             switch self {
             case .unbounded: nil
             case .bufferingNewest(let limit), .bufferingOldest(let limit): Swift.max(limit, 1)
             }
         }
 
-        var keepsNewest: Bool {
+        @usableFromInline var keepsNewest: Bool {
             if case .bufferingNewest = self { return true }
             return false
         }
@@ -98,8 +98,14 @@ extension FutureStream {
         /// Any error of the stream.
         public typealias Failure = any Error
 
-        let stream: FutureStream<Value>
-        let policy: BufferingPolicy
+        @usableFromInline let stream: FutureStream<Value>
+        @usableFromInline let policy: BufferingPolicy
+
+        @usableFromInline
+        init(stream: FutureStream<Value>, policy: BufferingPolicy) {
+            self.stream = stream
+            self.policy = policy
+        }
 
         /// Subscribes to the stream; see ``FutureStream/values`` for what the iterator gets.
         ///
@@ -109,6 +115,7 @@ extension FutureStream {
         /// ```
         ///
         /// - Returns: An iterator that is subscribed to the stream until it is dropped.
+        @inlinable
         public func makeAsyncIterator() -> Iterator {
             Iterator(core: StreamIteratorCore(stream: stream, policy: policy))
         }
@@ -120,7 +127,12 @@ extension FutureStream {
         /// while let value = try await iterator.next() { print(value) }
         /// ```
         public struct Iterator: AsyncIteratorProtocol {
-            let core: StreamIteratorCore<Value>
+            @usableFromInline let core: StreamIteratorCore<Value>
+
+            @usableFromInline
+            init(core: StreamIteratorCore<Value>) {
+                self.core = core
+            }
 
             /// The next value; nil once the stream has finished or the task was cancelled.
             ///
@@ -131,6 +143,7 @@ extension FutureStream {
             ///
             /// - Returns: The next value, or nil at the end.
             /// - Throws: The stream's next error (after which the iteration is over).
+            @inlinable
             public mutating func next() async throws -> Value? {
                 switch await core.next() {
                 case .success(let value)?:
@@ -156,8 +169,14 @@ extension FutureStream {
         /// Never: errors are elements.
         public typealias Failure = Never
 
-        let stream: FutureStream<Value>
-        let policy: BufferingPolicy
+        @usableFromInline let stream: FutureStream<Value>
+        @usableFromInline let policy: BufferingPolicy
+
+        @usableFromInline
+        init(stream: FutureStream<Value>, policy: BufferingPolicy) {
+            self.stream = stream
+            self.policy = policy
+        }
 
         /// Subscribes to the stream; see ``FutureStream/results`` for what the iterator gets.
         ///
@@ -167,6 +186,7 @@ extension FutureStream {
         /// ```
         ///
         /// - Returns: An iterator that is subscribed to the stream until it is dropped.
+        @inlinable
         public func makeAsyncIterator() -> Iterator {
             Iterator(core: StreamIteratorCore(stream: stream, policy: policy))
         }
@@ -178,7 +198,12 @@ extension FutureStream {
         /// while let result = await iterator.next() { print(result) }
         /// ```
         public struct Iterator: AsyncIteratorProtocol {
-            let core: StreamIteratorCore<Value>
+            @usableFromInline let core: StreamIteratorCore<Value>
+
+            @usableFromInline
+            init(core: StreamIteratorCore<Value>) {
+                self.core = core
+            }
 
             /// The next result; nil once the stream has finished or the task was cancelled.
             ///
@@ -188,6 +213,7 @@ extension FutureStream {
             /// ```
             ///
             /// - Returns: The next result, or nil at the end.
+            @inlinable
             public mutating func next() async -> Result<Value, any Error>? {
                 await core.next()
             }

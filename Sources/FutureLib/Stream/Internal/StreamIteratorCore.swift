@@ -1,123 +1,68 @@
-/// The subscriber behind one `for await` loop over a stream: buffers the results the loop has not
-/// asked for yet (by its ``FutureStream/BufferingPolicy``) and hands them to `next()`.
+/// The loop's side of one `for await` over a stream: serves the results it took from its
+/// ``StreamIteratorInbox`` (the subscriber, shared with the producer), and waits there when it
+/// has none.
 ///
-/// It subscribes on `.synchronous` with a token of its own, cancelled when the loop's task is
-/// cancelled, when the loop stops after an error, or when the iterator is dropped: each of these
-/// unsubscribes at once.
-final class StreamIteratorCore<Value: Sendable>: Sendable {
-    private struct State: Sendable, ~Copyable {
-        /// Results not yet taken by the loop. A result leaves the buffer when it is taken, so the
-        /// buffer never keeps it alive, and growing or shrinking never releases a user's value
-        /// inside the lock.
-        var buffer = FIFO<Result<Value, any Error>>()
-        /// The stream ended or the iteration was stopped: once `buffer` is drained, `next()` returns nil.
-        var isDone = false
-        var waiter: CheckedContinuation<Result<Value, any Error>?, Never>?
+/// ### Batches
+/// With a policy that never drops a result (`.unbounded`, or a limit of `Int.max`), one trip
+/// through the inbox's lock takes everything buffered, and `next()` serves it from `batch`, which
+/// only the loop touches: no lock, no atomic read-modify-write and no cache line shared with the
+/// producer per value. With a bounded policy it takes one result per trip, since a result the
+/// loop holds no longer counts towards the limit. What it buys: benchmark 12 ("StreamPromise ->
+/// values -> for await" beside `AsyncStream`, `Benchmarks/Rounds/RoundsDriver 9 12`): a loop that
+/// took the lock for each value fought the producer for it (`_lockSlow` was a tenth of the time).
+/// With this and the specialization (see ``StreamIteratorInbox``), 0.32–0.38× → 0.10–0.14× wall
+/// with both cores free, 1.04–1.07× → 0.18–0.22× with one (2026-11-24, 2 cores, `chrt -f 10`).
+/// A bounded spin before waiting was tried and made it slower, not faster (loaded machine: 0.26–0.31×
+/// without, 0.26–0.35× spinning up to 200 loads, 0.33–0.43× up to 2,000): the loop then catches up
+/// with the producer sooner and takes smaller batches.
+///
+/// Not `Sendable`: it belongs to the iterator, which is not either, so one task at a time calls
+/// `next()`. The producer and the task's cancellation handler reach only the inbox.
+@usableFromInline
+final class StreamIteratorCore<Value: Sendable> {
+    @usableFromInline let inbox: StreamIteratorInbox<Value>
+    /// Results taken from the inbox and not yet returned, oldest first; the loop's alone.
+    /// Unchecked exclusivity: only `next()` and `stop()` touch it, one at a time, never across a
+    /// suspension; the runtime's access tracking would cost more than the pop.
+    @usableFromInline @exclusivity(unchecked) var batch = FIFO<Result<Value, any Error>>()
 
-        var isEmpty: Bool { buffer.isEmpty }
-        var count: Int { buffer.count }
-
-        mutating func popFirst() -> Result<Value, any Error>? {
-            buffer.popFirst()
-        }
-    }
-
-    private let state = Lock(State())
-    private let subscription = CancellationRequest()
-    private let policy: FutureStream<Value>.BufferingPolicy
-
+    @inlinable
     init(stream: FutureStream<Value>, policy: FutureStream<Value>.BufferingPolicy) {
-        self.policy = policy
-        stream.subscribe(on: .synchronous, cancellationToken: subscription.token) { [weak self] event in
-            self?.receive(event)
-        }
+        inbox = StreamIteratorInbox(stream: stream, policy: policy)
     }
 
+    /// The iterator is gone (the loop ended or was left with `break`): unsubscribe, so that the
+    /// stream lets go of the inbox, which its subscription holds.
     deinit {
-        subscription.cancel()
+        inbox.stop()
     }
-
-    // MARK: - From the stream
-
-    private func receive(_ event: StreamEvent<Value>) {
-        // A result dropped by the policy is released when this statement ends, outside the lock.
-        let (waiter, result, _) = state.withLock {
-            state -> (CheckedContinuation<Result<Value, any Error>?, Never>?, Result<Value, any Error>?, Any?) in
-            guard !state.isDone else { return (nil, nil, nil) }
-            guard case .result(let result) = event else {
-                state.isDone = true
-                return (state.waiter.take(), nil, nil)
-            }
-            if let waiter = state.waiter.take() { return (waiter, result, nil) }
-            switch policy.limit {
-            case nil:
-                state.buffer.append(result)
-                return (nil, nil, nil)
-            case .some(let limit) where state.count < limit:
-                state.buffer.append(result)
-                return (nil, nil, nil)
-            case .some:
-                guard policy.keepsNewest, !state.isEmpty else { return (nil, nil, result) }
-                let dropped = state.popFirst()
-                state.buffer.append(result)
-                return (nil, nil, dropped)
-            }
-        }
-        waiter?.resume(returning: result)
-    }
-
-    // MARK: - From the loop
 
     /// The next result, or nil when the stream has ended, the iteration was stopped or the task
     /// was cancelled.
+    @inlinable
     func next() async -> Result<Value, any Error>? {
-        // Fast path: a result is already buffered (the producer is ahead, the common case in a busy
-        // loop). Taken with one lock, without the cancellation handler scope (a task status record
-        // installed and removed) and the checked continuation (an allocation, a suspension point)
-        // that waiting needs. A cancelled task still ends the loop at once, as `onCancel` below
-        // would: it runs at once when the task is already cancelled. What it buys: benchmark
-        // "12 FutureLib: 100000 values, StreamPromise -> values -> for await" beside "12 Swift: …
-        // AsyncStream" (RoundsDriver 12: 1.58× → see Documentation/Performance.md).
+        // A cancelled task ends the loop at once, even with results in the batch or buffered, as
+        // the inbox's cancellation handler would: it runs at once when the task is already cancelled.
         if Task.isCancelled {
             stop()
             return nil
         }
-        if let ready = state.withLock({ state -> Result<Value, any Error>?? in
-            if let result = state.popFirst() { return .some(result) }
-            return state.isDone ? .some(nil) : nil
-        }) {
-            return ready
-        }
-        return await waitForNext()
-    }
-
-    /// `next()` when nothing is buffered: waits for the stream, or for the task's cancellation.
-    private func waitForNext() async -> Result<Value, any Error>? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, any Error>?, Never>) in
-                let ready = state.withLock { state -> Result<Value, any Error>?? in
-                    if let result = state.popFirst() { return .some(result) }
-                    if state.isDone { return .some(nil) }
-                    state.waiter = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
-        } onCancel: {
-            stop()
+        if let result = batch.popFirst() { return result }
+        switch inbox.take(into: &batch) {
+        case true?: return batch.popFirst()
+        case false?: return nil
+        case nil: return await inbox.wait()
         }
     }
 
-    /// Ends the iteration: drops what is buffered, ends a waiting `next()` with nil, unsubscribes.
+    /// Ends the iteration: drops what the loop took and what is buffered, ends a waiting `next()`
+    /// with nil, unsubscribes.
+    @inlinable
     func stop() {
-        // The buffered results are released when `dropped` goes out of scope, outside the lock.
-        var dropped = FIFO<Result<Value, any Error>>()
-        let waiter = state.withLock { state in
-            state.isDone = true
-            swap(&dropped, &state.buffer)
-            return state.waiter.take()
-        }
-        waiter?.resume(returning: nil)
-        subscription.cancel()
+        _ = batch.removeAll()
+        inbox.stop()
     }
 }
+
+@available(*, unavailable)
+extension StreamIteratorCore: Sendable {}

@@ -944,7 +944,7 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
         "from one atomic counter for newest-first order at cancel, keys that carry the stripe for O(1) "
         "unregister (Documentation/Internals.md). A token used from one thread never gets them. What two threads "
         "still share is the core's reference count (every registration holds the core), with the stamp counter "
-        "beside it on the same line: measured in alternating runs, 1.97–2.07× in quiet moments, 3.6–4.8× while "
+        "beside it on the same line: measured in alternating runs, 1.97–2.08× in quiet moments, 3.6–4.8× while "
         "transfers were slow (the old design 10× and 14–24× in the same runs). On more cores the stripes scale "
         "(up to 8), the shared line does not: expect the ratio to grow with the number of threads hammering one "
         "token. Scenarios 10, 12 and 14 are hand-offs between threads; more cores mean more parallel wake-ups "

@@ -201,8 +201,10 @@ final class CancellationCore: Sendable {
     /// `unregister` for a key of a stripe. Out of line, to keep `unregister` small.
     @inline(never)
     private func unregisterFromStripe(_ key: RegistrationList.Key) -> Bool {
-        if case .removed = takeFromStripe(key) { return true }
-        return false
+        // The handler is released here, outside every lock. Not through `takeFromStripe`: its enum,
+        // which carries the handler out, costs a copy (scenario 11-2).
+        let removed = cachedStripes.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.remove(key) }
+        return removed != nil
     }
 
     /// Takes the handler stored under `key` out of its list, or says why it is not there.

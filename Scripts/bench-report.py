@@ -934,21 +934,21 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
                                f"{fmt_count(peer)} B = {fmt_ratio(rb)} ≤ 0.75", okb))
     add("")
     add("**On 2 shared cores**, whether the contended case (11 at 2 threads) contends depends on the moment: while "
-        "other builds hold the cores, our two threads take turns, the shared token's one lock is seldom fought "
-        "over, and the ratio reads about 1×, which says nothing about contention (the row then says so instead of "
-        "giving a verdict). When both cores are free the threads do run at once, and the lock is where concurrent "
-        "register/unregister pairs meet (each takes it twice): in a quiet moment on 2026-11-24 (3 rounds, the "
-        "token-per-thread side at 22.8 ns per operation on 2 threads against 45 ns on 1, so fully parallel) the "
-        "shared token measured **10.3× wall, 10.4× CPU** — the issue's 5–10× is real here too, and the target "
-        "(≤ 2.0×) is not met. On 8 or more cores it can only grow.")
+        "other builds hold the cores, our two threads take turns and the ratio says little about contention (the "
+        "row then says so instead of giving a verdict). Before issue 19's part 11, a shared token kept its "
+        "handlers in one list behind one lock: in a quiet moment on 2026-11-24 it measured about 10× against a "
+        "token per thread (9.5–10.5×, and 14–24× while cross-core transfers were slow).")
     add("")
-    add("Striping the registrations by thread was tried (branch `perf19-stripes`: stripes with locks of their own, "
-        "64-bit stamps from one counter for newest-first order at cancel, keys that carry the stripe for O(1) "
-        "unregister); measured while the machine was loaded it showed no gain, and it costs 14 instructions more "
-        "per uncontended register + unregister (callgrind `cancellation-register`, 349 → 363), so it did not land; "
-        "it should be measured again with the cores free. Scenarios 10, 12 and 14 are hand-offs between threads; "
-        "more cores mean more parallel wake-ups for both sides, so their ratios should move less than their "
-        "absolute times.")
+    add("Since then a request whose lock is found contended (a try-lock that fails, eight times) gets per-processor "
+        "stripes for good: one list per processor behind its own lock on its own 128-byte line, 64-bit stamps "
+        "from one atomic counter for newest-first order at cancel, keys that carry the stripe for O(1) "
+        "unregister (Documentation/Internals.md). A token used from one thread never gets them. What two threads "
+        "still share is the core's reference count (every registration holds the core), with the stamp counter "
+        "beside it on the same line: measured in alternating runs, 1.97–2.08× in quiet moments, 3.6–4.8× while "
+        "transfers were slow (the old design 10× and 14–24× in the same runs). On more cores the stripes scale "
+        "(up to 8), the shared line does not: expect the ratio to grow with the number of threads hammering one "
+        "token. Scenarios 10, 12 and 14 are hand-offs between threads; more cores mean more parallel wake-ups "
+        "for both sides, so their ratios should move less than their absolute times.")
     add("")
 
     # Every scenario in rounds.

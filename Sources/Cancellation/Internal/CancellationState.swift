@@ -21,6 +21,11 @@ struct CancellationState {
     }
 
     private(set) var phase = Phase.active
+    /// How many registrations found the lock taken (up to ``stripingThreshold``), while there are no
+    /// stripes. (Beside `phase`, in its padding: the state stays 72 bytes.)
+    private var contendedRegistrations: UInt8 = 0
+    /// Whether the request has per-processor stripes (``RegistrationStripes``), which the core keeps.
+    private(set) var isStriped = false
     private var handlers = RegistrationList()
     /// The handler that the cancelling thread is running right now.
     private var running: RegistrationList.Key?
@@ -58,6 +63,46 @@ struct CancellationState {
         }
     }
 
+    /// How many registrations must find the lock taken before the request gets stripes: a few, so
+    /// that a lone collision (a registration racing `cancel()`, two threads meeting once) does not
+    /// cost a request the stripes' memory, while a token that threads really share gets them at once
+    /// (benchmark scenario 11-2 finds the lock taken on most registrations).
+    static let stripingThreshold: UInt8 = 8
+
+    enum ContendedAction {
+        /// The registration was handled as by ``register(_:)``.
+        case registered(RegisterAction)
+        /// Contention reached ``stripingThreshold``: make stripes outside the lock, install them
+        /// (``stripe()``), then register there. Nothing was stored.
+        case stripe
+    }
+
+    /// ``register(_:)`` for a registration that found the lock taken: counts the contention first.
+    mutating func registerContended(_ handler: @escaping Handler) -> ContendedAction {
+        if case .active = phase, !isStriped {
+            contendedRegistrations += 1
+            if contendedRegistrations >= Self.stripingThreshold { return .stripe }
+        }
+        return .registered(register(handler))
+    }
+
+    enum StripeAction {
+        /// Publish the new stripes: the request has them from now on.
+        case install
+        /// Another thread gave the request its stripes first: use those.
+        case installed
+        /// The request is no longer active: register as usual (the handler runs at once or is dropped).
+        case inactive
+    }
+
+    /// The request is to get stripes (the core makes them and publishes their address).
+    mutating func stripe() -> StripeAction {
+        guard case .active = phase else { return .inactive }
+        if isStriped { return .installed }
+        isStriped = true
+        return .install
+    }
+
     enum UnregisterAction {
         /// The handler was removed before it started; release it outside the lock.
         case removed(Handler)
@@ -70,6 +115,11 @@ struct CancellationState {
     mutating func unregister(_ key: RegistrationList.Key) -> UnregisterAction {
         if let handler = handlers.remove(key) { return .removed(handler) }
         return running == key ? .running : .gone
+    }
+
+    /// Whether the handler stored under `key` (of a stripe) is the one running right now.
+    func isRunning(_ key: RegistrationList.Key) -> Bool {
+        running == key
     }
 
     /// Registers a waiter for the running handler `key`; false when it has already returned, or
@@ -94,6 +144,9 @@ struct CancellationState {
         /// This call moved the request to `cancelling`: stop the timer, remove the links, run
         /// `first` (if any), then keep calling ``handlerReturned()``.
         case runHandlers(first: Next?, attachments: Attachments?)
+        /// The same for a request with stripes: stop the timer, remove the links, close the
+        /// stripes and run their handlers (``takeStriped(_:from:)``), then the request's own list (``handlerReturned()``).
+        case runStriped(attachments: Attachments?)
         /// Already cancelling, cancelled or abandoned.
         case none
     }
@@ -104,7 +157,25 @@ struct CancellationState {
         phase = .cancelling
         cancellingThread = thread
         defer { attachments = nil }
+        if isStriped { return .runStriped(attachments: attachments) }
         return .runHandlers(first: takeNewest(), attachments: attachments)
+    }
+
+    /// One step of a striped cancellation, once the previous handler (if any) returned: hands out
+    /// the threads to wake (waiting for that handler), takes the handler stored under `key` out of
+    /// its stripe (whose lock is taken inside this one: always in that order) and marks it running.
+    /// A handler unregistered meanwhile is not there any more: nil.
+    mutating func takeStriped(_ key: RegistrationList.Key, from stripes: RegistrationStripes) -> StripedStep {
+        var step = StripedStep(wake: [], handler: stripes.remove(key))
+        swap(&step.wake, &waiters)
+        running = step.handler == nil ? nil : key
+        return step
+    }
+
+    /// What ``takeStriped(_:from:)`` hands out.
+    struct StripedStep {
+        var wake: [DispatchSemaphore]
+        var handler: Handler?
     }
 
     /// What the cancelling thread does after a handler returned.
@@ -150,6 +221,8 @@ struct CancellationState {
     struct Remains {
         var handlers: RegistrationList
         var attachments: Attachments?
+        /// Whether the request has stripes: the core closes them and drops their lists too.
+        var isStriped: Bool
     }
 
     /// The `CancellationRequest` object was deallocated. Without a pending timer or a source link
@@ -180,7 +253,7 @@ struct CancellationState {
     }
 
     private mutating func takeRemains() -> Remains {
-        var remains = Remains(handlers: RegistrationList(), attachments: nil)
+        var remains = Remains(handlers: RegistrationList(), attachments: nil, isStriped: isStriped)
         swap(&remains.handlers, &handlers)
         swap(&remains.attachments, &attachments)
         return remains

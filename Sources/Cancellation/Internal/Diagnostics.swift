@@ -6,6 +6,32 @@ extension CancellationToken {
     package var registrationCount: Int {
         core?.registrationCount ?? 0
     }
+
+    /// Gives the request per-processor stripes now, as contention on its lock would; false when it
+    /// is no longer active (or for ``none``).
+    package func stripeRegistrations() -> Bool {
+        core?.stripeForTesting() ?? false
+    }
+
+    /// Whether the request has per-processor stripes (see ``stripeRegistrations()``).
+    package var isStriped: Bool {
+        core?.isStriped ?? false
+    }
+
+    /// How many stripes a striped request has.
+    package static var stripeCount: Int {
+        RegistrationStripes.count
+    }
+
+    /// ``onCancel(_:)`` into stripe `index` (modulo ``stripeCount``) of a striped request, whichever
+    /// processor this thread runs on: for tests of the order across stripes.
+    @discardableResult
+    package func onCancel(inStripe index: Int, _ handler: @escaping @Sendable () -> Void) -> CancellationRegistration {
+        guard let core, let key = core.register(handler, inStripe: index) else {
+            return CancellationRegistration(core: nil, key: nil)
+        }
+        return CancellationRegistration(core: core, key: key)
+    }
 }
 
 extension CancellationRequest {

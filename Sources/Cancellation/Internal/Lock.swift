@@ -38,6 +38,21 @@ package struct Lock<State: ~Copyable>: ~Copyable {
             return try body(&state)
         }
     }
+
+    /// Runs `body` with exclusive access to the state if the lock is free right now; nil (without
+    /// running `body`) when another thread holds it. Never call user code from `body`.
+    ///
+    /// How a cancellation request notices that its one lock is contended (issue 19, scenario 11).
+    @inlinable
+    package borrowing func withLockIfAvailable<Result: ~Copyable, E: Error>(
+        _ body: (inout sending State) throws(E) -> sending Result
+    ) throws(E) -> sending Result? {
+        try mutex.withLockIfAvailable { (state: inout sending State) throws(E) -> sending Result in
+            _ = edge.load(ordering: .acquiring)  // the previous section's store happens before this
+            defer { edge.store(0, ordering: .releasing) }  // …and this section before the next load
+            return try body(&state)
+        }
+    }
 }
 
 extension Lock: @unchecked Sendable where State: ~Copyable {}

@@ -5,6 +5,10 @@
 /// handlers newest first. A slot remembers a generation number so that a stale
 /// ``CancellationRegistration`` can never remove the handler that reused its slot.
 ///
+/// The lists of a striped request (``RegistrationStripes``) use the same slot field for a stamp:
+/// a number from one counter per request, unique and increasing, which orders the handlers of all
+/// its lists newest first at cancellation, and serves as the generation too.
+///
 /// A value type whose slab is a ``SlotBuffer`` of its own: no copy-on-write, so no uniqueness
 /// check and no bounds check on the hot paths (every index used is a stored key's, checked
 /// against `used` once, or a linked slot's). The owner keeps the list inside a `Mutex`, never
@@ -13,15 +17,26 @@
 struct RegistrationList {
     typealias Handler = @Sendable () -> Void
 
-    /// Identifies one stored handler: the slot it lives in and the slot's generation when it was stored.
+    /// Identifies one stored handler: the slot it lives in and the slot's generation when it was stored
+    /// (its low 32 bits).
+    ///
+    /// ``RegistrationStripes`` keeps the number of a stripe in the top 4 bits of `slot`; the keys of a
+    /// request's own list have them clear (a list holds at most ``maximumCount`` slots).
     struct Key: Hashable {
         var slot: UInt32
         var generation: UInt32
     }
 
+    /// The most handlers one list holds: the top 4 bits of a key's slot name a stripe.
+    static let maximumCount = 1 << 28
+
+    /// 32 bytes: handler 16, generation 4, stamp's high half 4 (what was padding), links 4 + 4.
     fileprivate struct Slot {
         var handler: Handler?
+        /// The generation, bumped when the slot is freed; in a stripe, the low half of its handler's stamp.
         var generation: UInt32
+        /// In a stripe, the high half of its handler's stamp; 0 in a request's own list.
+        var stampHigh: UInt32
         /// Older neighbour while linked; next free slot while free.
         var previous: UInt32
         /// Newer neighbour while linked.
@@ -37,6 +52,17 @@ struct RegistrationList {
 
     /// Stores `handler` as the newest entry.
     mutating func append(_ handler: @escaping Handler) -> Key {
+        append(handler, stamp: nil)
+    }
+
+    /// Stores `handler` as the newest entry of a stripe, under `stamp` (unique per request).
+    mutating func append(_ handler: @escaping Handler, stamp: UInt64) -> Key {
+        append(handler, stamp: .some(stamp))
+    }
+
+    /// Inlined into both callers, so that the request's own list pays nothing for the stamp (a constant nil).
+    @inline(__always)
+    private mutating func append(_ handler: @escaping Handler, stamp: UInt64?) -> Key {
         let index: UInt32
         let slots: UnsafeMutablePointer<Slot>
         // Pointers and counts are read out of the buffer at once, never a reference to it kept
@@ -46,6 +72,10 @@ struct RegistrationList {
             slots = buffer.unsafelyUnwrapped.slots  // a free slot exists, so the buffer does
             freeHead = slots[Int(index)].previous
             slots[Int(index)].handler = handler
+            if let stamp {
+                slots[Int(index)].generation = UInt32(truncatingIfNeeded: stamp)
+                slots[Int(index)].stampHigh = UInt32(truncatingIfNeeded: stamp >> 32)
+            }
             slots[Int(index)].previous = newest
             slots[Int(index)].next = Self.nil32
         } else {
@@ -53,10 +83,18 @@ struct RegistrationList {
                 buffer = SlotBuffer(movingFrom: buffer)
             }
             let used = buffer.unsafelyUnwrapped.used
-            precondition(used < Int(Self.nil32), "too many cancellation handlers registered on one token")
+            precondition(used < Self.maximumCount, "too many cancellation handlers registered on one token")
             index = UInt32(used)
             slots = buffer.unsafelyUnwrapped.slots
-            (slots + used).initialize(to: Slot(handler: handler, generation: 0, previous: newest, next: Self.nil32))
+            (slots + used).initialize(
+                to: Slot(
+                    handler: handler,
+                    generation: UInt32(truncatingIfNeeded: stamp ?? 0),
+                    stampHigh: UInt32(truncatingIfNeeded: (stamp ?? 0) >> 32),
+                    previous: newest,
+                    next: Self.nil32
+                )
+            )
             buffer.unsafelyUnwrapped.used = used + 1
         }
         if newest != Self.nil32 { slots[Int(newest)].next = index }
@@ -97,6 +135,24 @@ struct RegistrationList {
         return handler
     }
 
+    /// The stamp and key of every stored handler of a stripe: O(n), for a striped cancellation, which
+    /// merges the lists of every stripe by stamp.
+    func stampsAndKeys(into entries: inout [StampedKey], stripeBits: UInt32) {
+        var index = newest
+        while index != Self.nil32 {
+            let generation = buffer.unsafelyUnwrapped.slots[Int(index)].generation
+            let stamp = UInt64(buffer.unsafelyUnwrapped.slots[Int(index)].stampHigh) << 32 | UInt64(generation)
+            entries.append(StampedKey(stamp: stamp, key: Key(slot: index | stripeBits, generation: generation)))
+            index = buffer.unsafelyUnwrapped.slots[Int(index)].previous
+        }
+    }
+
+    /// A stored handler's key, with its stamp (in a stripe).
+    struct StampedKey {
+        var stamp: UInt64
+        var key: Key
+    }
+
     /// A stored handler with its key.
     struct Entry {
         var key: Key
@@ -115,7 +171,13 @@ struct RegistrationList {
         let slots = buffer.unsafelyUnwrapped.slots  // a linked slot exists, so the buffer does
         let slot = (slots + Int(index)).move()
         (slots + Int(index)).initialize(
-            to: Slot(handler: nil, generation: slot.generation, previous: Self.nil32, next: Self.nil32)
+            to: Slot(
+                handler: nil,
+                generation: slot.generation,
+                stampHigh: slot.stampHigh,
+                previous: Self.nil32,
+                next: Self.nil32
+            )
         )
         if slot.previous != Self.nil32 { slots[Int(slot.previous)].next = Self.nil32 }
         newest = slot.previous

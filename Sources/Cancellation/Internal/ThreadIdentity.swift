@@ -14,7 +14,8 @@ import WinSDK
 /// later thread reusing the same identity can never be mistaken for it. One thread-local read,
 /// where a task-local frame cost an allocation and about a thousand instructions per `cancel()`.
 struct ThreadIdentity: Equatable {
-    private let raw: UInt
+    /// The platform's identity of the thread.
+    let raw: UInt
 
     static var current: ThreadIdentity {
         #if os(Windows)

@@ -84,7 +84,9 @@ struct TestingGuideTests {
 
     // "Checking for a future that must not complete"
     @Test func stillPending() {
-        let config = slowConfig(after: .seconds(60))
+        let request = CancellationRequest()
+        defer { request.cancel() }  // the test leaves no 60-second timer (and its future) behind
+        let config = slowConfig(after: .seconds(60), cancellationToken: request.token)
         #expect(!config.wait(timeout: .milliseconds(10)))
         #expect(throws: FutureError.timeout) { try config.value(timeout: .milliseconds(10)) }
     }

@@ -22,7 +22,7 @@ extension Future: CustomDebugStringConvertible {
     /// `pending; promise created at …; 2 continuations waiting`, `succeeded: 42`, `failed: …`.
     var stateDescription: String {
         let (result, site, waiting) = withState { state in
-            (state.result, state.pendingSite, state.waiting.count)
+            (state.result, state.pendingSite(fileCount: siteFileCount), state.waitingCount)
         }
         switch result {
         case .success(let value)?:

@@ -30,6 +30,9 @@ public final class Future<Value: Sendable>: Sendable {
     /// (and, in unspecialized generic code, no generic metadata lookups); and whether its
     /// completer is still dispatching, which it ends without the lock.
     @usableFromInline let phase: CompletionPhase
+    /// The length of the file ID of the promise's creation site, for the pending state's
+    /// ``PackedSite``: in the two bytes of padding after `phase` (scenario 13).
+    @usableFromInline let siteFileCount: UInt16
     // Sendable: only read and written inside `withState`, that is with `lock` held. Not a
     // `Lock<FutureState<Value>>`: that costs four generic metadata lookups in every `deinit`.
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var state: FutureState<Value>
@@ -37,22 +40,30 @@ public final class Future<Value: Sendable>: Sendable {
     /// A pending future, completed by its work.
     @inlinable
     init() {
-        state = FutureState(.pending(createdAt: .unknown))
+        state = FutureState(.pending(.none, site: .unknown))
         phase = CompletionPhase(completed: false)
+        siteFileCount = 0
     }
 
     /// A pending future, completed by work queued on `queue` (for the blocking `value()`'s
     /// main-queue check).
     @inlinable
     init(completedOn queue: DispatchQueue) {
-        state = FutureState(.queued(on: queue))
+        state = FutureState(.queued(.none, on: queue))
         phase = CompletionPhase(completed: false)
+        siteFileCount = 0
     }
 
     /// A pending future, completed by the ``Promise`` created at `site`.
     @inlinable
     init(createdAt site: CreationSite) {
-        state = FutureState(.pending(createdAt: site))
+        if let (packed, fileCount) = PackedSite.pack(site) {
+            state = FutureState(.pending(.none, site: packed))
+            siteFileCount = fileCount
+        } else {
+            state = FutureState(.pendingAtBoxedSite(.none, site: SiteBox(site)))
+            siteFileCount = 0
+        }
         phase = CompletionPhase(completed: false)
     }
 
@@ -60,8 +71,11 @@ public final class Future<Value: Sendable>: Sendable {
         // The state destroys itself without generic metadata; only an inline value needs
         // `Value`'s, which the class metadata holds. (Read in place: copying the state would look
         // up its metadata. Scenario 2: −330 instructions per future, see ``StoredValue``.)
-        guard !_isPOD(Value.self), case .succeeded(let value) = state.outcome else { return }
-        value.destroyInline(as: Value.self)
+        guard !_isPOD(Value.self) else { return }
+        switch state.storage {
+        case .succeeded(_, let value), .succeededQueuing(_, let value): value.destroyInline(as: Value.self)
+        case .pending, .pendingAtBoxedSite, .queued, .failed, .failedQueuing: break
+        }
     }
 
     /// Creates a future that already succeeded with `value`.
@@ -76,8 +90,9 @@ public final class Future<Value: Sendable>: Sendable {
     /// - Parameter value: The value.
     @inlinable
     public init(value: Value) {
-        state = FutureState(.succeeded(StoredValue(value)))
+        state = FutureState(.succeeded(NoContinuations(), StoredValue(value)))
         phase = CompletionPhase(completed: true)
+        siteFileCount = 0
     }
 
     /// Creates a future that already failed with `error`.
@@ -94,6 +109,7 @@ public final class Future<Value: Sendable>: Sendable {
     public init(error: any Error) {
         state = FutureState(.failed(error))
         phase = CompletionPhase(completed: true)
+        siteFileCount = 0
     }
 
     /// Creates a future completed by running `work` on `context`.
@@ -247,7 +263,7 @@ public final class Future<Value: Sendable>: Sendable {
     /// its common path, the resolved promise.
     @inline(never) @usableFromInline
     func breakPromise() {
-        guard let site = withState({ $0.pendingSite }) else { return }  // completed meanwhile
+        guard let site = withState({ $0.pendingSite(fileCount: siteFileCount) }) else { return }  // completed meanwhile
         if complete(with: .failure(FutureError.brokenPromise(createdAt: site))) {
             FutureDiagnostics.reportBrokenPromise(createdAt: site, valueType: Value.self)  // opt-in; rare path
         }

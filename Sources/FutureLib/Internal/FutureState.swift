@@ -4,17 +4,46 @@ public import Dispatch  // public: the pending state names a `DispatchQueue`, re
 /// returned actions after the lock is released.
 @usableFromInline
 struct FutureState<Value: Sendable>: Sendable {
-    // `outcome` takes 17 bytes (24 with padding) and `waiting` 24, so that the state of a
-    // `Future<Int>` is 48 bytes and the future 72: malloc's 80-byte chunk (scenario 13; it was 57
-    // and 81, a 96-byte chunk, with the first continuation and the array side by side).
+    // One enum of 32 bytes (for every `Value`): the continuations, and the site, the queue or the
+    // result, overlapping, with the case in the spare bits of every payload's first word (a
+    // reference). With the lock, the phase and the site's file length in the 8 bytes after the
+    // object header, a future is 56 bytes: malloc's 64-byte chunk, and with its promise's 32, 96
+    // bytes per pending promise with one continuation (scenario 13, `CallgrindDriver
+    // mallinfo-futurelib`; NIO: 128). It was 72 bytes, an 80-byte chunk and 112 per promise, with
+    // the outcome (17 bytes, padded to 24) beside the continuations. The price, decoding the case
+    // from spare bits and rebuilding a 32-byte enum, is counted in `Documentation/Internals.md`
+    // ("Layout"): scenario 2 +6%, scenario 3 +9% in instructions, both within their targets.
     //
-    // Every stored property has the same layout whatever `Value` is (the value itself is a
-    // ``StoredValue``), so that the never-specialized `Future.deinit` destroys the state without a
-    // generic metadata lookup (330 instructions per future; scenario 2, see ``StoredValue``).
-    @usableFromInline var outcome: Outcome
-    /// The continuations waiting for the result (or, while the completer is dispatching, queued
-    /// behind it), in registration order.
-    @usableFromInline var waiting: Waiting = .none
+    // Nothing in it has a layout that depends on `Value` (the value itself is a ``StoredValue``),
+    // so that the never-specialized `Future.deinit` destroys the state without a generic metadata
+    // lookup (330 instructions per future; scenario 2, see ``StoredValue``).
+    @usableFromInline var storage: Storage
+
+    @usableFromInline
+    enum Storage: Sendable {
+        /// No result yet; `site` is where the promise that completes it was created (for the
+        /// broken-promise error; ``PackedSite/unknown`` when no promise does).
+        case pending(Waiting, site: PackedSite)
+        /// As `pending`, for a site that does not pack into one word (kept in a box).
+        case pendingAtBoxedSite(Waiting, site: SiteBox)
+        /// No result yet, and the work that completes it is queued (or will be) on this queue: a
+        /// combinator's closure given `on: queue`, or `Future(on: queue)`'s work. Read only by the
+        /// blocking `value()`, to refuse blocking the main queue on work that needs it.
+        case queued(Waiting, on: DispatchQueue)
+        /// The result is a success with this `Value`. (The first word, copied without a retain,
+        /// gives the case the spare bits that keep the state at 32 bytes.)
+        case succeeded(NoContinuations, StoredValue)
+        /// The result is this failure.
+        case failed(any Error)
+        /// As `succeeded`, while the completer still hands continuations to contexts other than
+        /// `.synchronous`: registrations on such contexts queue here behind them (see
+        /// ``add(target:callback:phase:)``), so that a serial context runs continuations in
+        /// registration order. Rare, and kept apart so that reading a result copies no array
+        /// (scenario 3, `futurelib-sequence`).
+        case succeededQueuing([Continuation<Value>], StoredValue)
+        /// As `failed`, with continuations queued behind the completer.
+        case failedQueuing([Continuation<Value>], any Error)
+    }
 
     /// Continuations in registration order: most futures have exactly one, which needs no array.
     /// As large as one ``Continuation``, 24 bytes: the case lives in the continuation's spare bits.
@@ -36,7 +65,7 @@ struct FutureState<Value: Sendable>: Sendable {
 
         /// Adds `continuation` after the others.
         @inlinable
-        mutating func append(_ continuation: Continuation<Value>) {
+        mutating func append(_ continuation: consuming Continuation<Value>) {
             switch self {
             case .none:
                 self = .one(continuation)
@@ -60,37 +89,88 @@ struct FutureState<Value: Sendable>: Sendable {
         }
     }
 
-    /// Not nested in this generic type: a non-generic enum is what lets the never-specialized
-    /// `Future.deinit` read it without a generic metadata lookup (see ``StoredValue``).
-    @usableFromInline typealias Outcome = FutureOutcome
-
     @inlinable
-    init(_ outcome: Outcome) {
-        self.outcome = outcome
+    init(_ storage: Storage) {
+        self.storage = storage
+    }
+
+    /// A completed state.
+    @inlinable
+    init(_ result: Result<Value, any Error>) {
+        switch result {
+        case .success(let value): storage = .succeeded(NoContinuations(), StoredValue(value))
+        case .failure(let error): storage = .failed(error)
+        }
+    }
+
+    /// Whether the future has a result.
+    @inlinable
+    var isCompleted: Bool {
+        switch storage {
+        case .pending, .pendingAtBoxedSite, .queued: false
+        case .succeeded, .failed, .succeededQueuing, .failedQueuing: true
+        }
     }
 
     /// The result, or nil while pending.
-    @inlinable
+    @inlinable @inline(__always)  // a call costs 40 instructions per read (scenario 3)
     var result: Result<Value, any Error>? {
-        switch outcome {
-        case .pending, .queued: nil
-        case .succeeded(let value): .success(value.value(as: Value.self))
+        switch storage {
+        case .pending, .pendingAtBoxedSite, .queued: nil
+        // One case per pattern: a pattern shared by two cases copied the value out first (an
+        // outlined copy per read; scenario 3).
+        case .succeeded(_, let value): .success(value.value(as: Value.self))
+        case .succeededQueuing(_, let value): .success(value.value(as: Value.self))
         case .failed(let error): .failure(error)
+        case .failedQueuing(_, let error): .failure(error)
         }
     }
 
     /// The queue whose work completes this pending future, if it is known; nil once it has a result.
     @inlinable
     var completingQueue: DispatchQueue? {
-        if case .queued(let queue) = outcome { return queue }
+        if case .queued(_, let queue) = storage { return queue }
         return nil
     }
 
-    /// Where the promise of a pending future was created; nil once it has a result.
+    /// Where the promise of a pending future was created (`fileCount` is the length of its file
+    /// ID, which the future keeps beside its lock); nil once it has a result.
     @inlinable
-    var pendingSite: CreationSite? {
-        if case .pending(let site) = outcome { return site }
-        return nil
+    func pendingSite(fileCount: UInt16) -> CreationSite? {
+        switch storage {
+        case .pending(_, let site): site.unpacked(fileCount: fileCount)
+        case .pendingAtBoxedSite(_, let box): box.site
+        case .queued, .succeeded, .failed, .succeededQueuing, .failedQueuing: nil
+        }
+    }
+
+    /// How many continuations wait (or are queued behind the completer).
+    @inlinable
+    var waitingCount: Int {
+        switch storage {
+        case .pending(let waiting, _), .pendingAtBoxedSite(let waiting, _), .queued(let waiting, _): waiting.count
+        case .succeeded, .failed: 0
+        case .succeededQueuing(let queued, _), .failedQueuing(let queued, _): queued.count
+        }
+    }
+
+    /// Takes the pending continuations out (moved, not copied: a continuation holds several
+    /// references), leaving none; nil once the future has a result.
+    @inlinable
+    mutating func takeWaiting() -> Waiting? {
+        switch storage {
+        case .pending(let waiting, let site):
+            storage = .pending(.none, site: site)
+            return waiting
+        case .pendingAtBoxedSite(let waiting, let site):
+            storage = .pendingAtBoxedSite(.none, site: site)
+            return waiting
+        case .queued(let waiting, let queue):
+            storage = .queued(.none, on: queue)
+            return waiting
+        case .succeeded, .failed, .succeededQueuing, .failedQueuing:
+            return nil
+        }
     }
 
     /// The continuations a completion dispatches, in registration order (no array for one).
@@ -114,13 +194,7 @@ struct FutureState<Value: Sendable>: Sendable {
     /// Completes the future; returns the continuations to dispatch, or nil when it was already complete.
     @inlinable
     mutating func complete(with newResult: Result<Value, any Error>, phase: borrowing CompletionPhase) -> Ready? {
-        switch outcome {
-        case .pending, .queued: break
-        case .succeeded, .failed: return nil
-        }
-        // Moved out, not copied: a continuation holds several references.
-        var taken = Waiting.none
-        swap(&taken, &waiting)
+        guard let taken = takeWaiting() else { return nil }
         var first: Continuation<Value>? = nil
         var more: [Continuation<Value>] = []
         switch consume taken {
@@ -129,7 +203,7 @@ struct FutureState<Value: Sendable>: Sendable {
         case .many(let continuations): more = continuations
         }
         let hasAsynchronous = first.map { !$0.isSynchronous } == true || more.contains { !$0.isSynchronous }
-        outcome = Outcome(newResult)
+        self = FutureState(newResult)
         phase.complete(dispatching: hasAsynchronous)
         return Ready(first: first, more: more, hasAsynchronous: hasAsynchronous)
     }
@@ -138,10 +212,17 @@ struct FutureState<Value: Sendable>: Sendable {
     /// to dispatch next in registration order; the completer then tries to end dispatching again.
     @inlinable
     mutating func takeQueued(phase: borrowing CompletionPhase) -> [Continuation<Value>] {
-        var queued = Waiting.none
-        swap(&queued, &waiting)
         phase.resumeDispatching()
-        return queued.array
+        switch storage {
+        case .succeededQueuing(let queued, let value):
+            storage = .succeeded(NoContinuations(), value)
+            return queued
+        case .failedQueuing(let queued, let error):
+            storage = .failed(error)
+            return queued
+        case .pending, .pendingAtBoxedSite, .queued, .succeeded, .failed:
+            return []
+        }
     }
 
     @usableFromInline
@@ -164,15 +245,49 @@ struct FutureState<Value: Sendable>: Sendable {
         callback: Callback<Value>,
         phase: borrowing CompletionPhase
     ) -> AddAction {
-        switch outcome {
-        case .pending, .queued:
-            break
-        case .succeeded, .failed:
-            guard !target.isSynchronous, phase.joinDispatching() else { return .dispatch(result!) }
+        // The continuation is made in each case, not before: on a complete future it is not
+        // stored, and a copy made for nothing costs a retain and a release (scenario 3).
+        switch storage {
+        case .pending(.none, let site):
+            // The common case, a promise's first continuation: no copy of the state's parts.
+            storage = .pending(.one(Continuation(target: target, callback: callback)), site: site)
+        case .pending(var waiting, let site):
+            storage = .pending(.none, site: site)  // so that an array is uniquely referenced
             waiting.append(Continuation(target: target, callback: callback))
+            storage = .pending(waiting, site: site)
+        case .pendingAtBoxedSite(var waiting, let site):
+            storage = .pendingAtBoxedSite(.none, site: site)
+            waiting.append(Continuation(target: target, callback: callback))
+            storage = .pendingAtBoxedSite(waiting, site: site)
+        case .queued(var waiting, let queue):
+            storage = .queued(.none, on: queue)
+            waiting.append(Continuation(target: target, callback: callback))
+            storage = .queued(waiting, on: queue)
+        // Complete: each case reads its result where it matched it (matching the state again
+        // for `result` cost 20 instructions per registration; scenario 3, `futurelib-sequence`).
+        // Queued while the completer dispatches only when not `.synchronous`.
+        case .succeeded(_, let value):
+            guard !target.isSynchronous, phase.joinDispatching() else {
+                return .dispatch(.success(value.value(as: Value.self)))
+            }
+            storage = .succeededQueuing([Continuation(target: target, callback: callback)], value)
+        case .failed(let error):
+            guard !target.isSynchronous, phase.joinDispatching() else { return .dispatch(.failure(error)) }
+            storage = .failedQueuing([Continuation(target: target, callback: callback)], error)
+        case .succeededQueuing(var queued, let value):
+            guard !target.isSynchronous, phase.joinDispatching() else {
+                return .dispatch(.success(value.value(as: Value.self)))
+            }
+            storage = .succeeded(NoContinuations(), value)  // so that the array is uniquely referenced
+            queued.append(Continuation(target: target, callback: callback))
+            storage = .succeededQueuing(queued, value)
+        case .failedQueuing(var queued, let error):
+            guard !target.isSynchronous, phase.joinDispatching() else { return .dispatch(.failure(error)) }
+            storage = .failed(error)
+            queued.append(Continuation(target: target, callback: callback))
+            storage = .failedQueuing(queued, error)
             return .queued
         }
-        waiting.append(Continuation(target: target, callback: callback))
         return .stored
     }
 
@@ -180,6 +295,27 @@ struct FutureState<Value: Sendable>: Sendable {
     /// nil if it already ran.
     @inlinable
     mutating func remove(_ cancellable: CancellableCallback<Value>) -> Continuation<Value>? {
+        // Complete, the continuation may still be queued behind the completer's dispatching.
+        switch storage {
+        case .succeeded, .failed:
+            return nil
+        case .succeededQueuing(var queued, let value):
+            guard let index = queued.firstIndex(where: { $0.uses(cancellable) }) else { return nil }
+            storage = .succeeded(NoContinuations(), value)  // so that the array is uniquely referenced
+            let removed = queued.remove(at: index)
+            storage = .succeededQueuing(queued, value)
+            return removed
+        case .failedQueuing(var queued, let error):
+            guard let index = queued.firstIndex(where: { $0.uses(cancellable) }) else { return nil }
+            storage = .failed(error)
+            let removed = queued.remove(at: index)
+            storage = .failedQueuing(queued, error)
+            return removed
+        case .pending, .pendingAtBoxedSite, .queued:
+            break
+        }
+        guard case .some(var waiting) = takeWaiting() else { return nil }
+        defer { put(waiting) }
         switch waiting {
         case .none:
             return nil
@@ -195,32 +331,30 @@ struct FutureState<Value: Sendable>: Sendable {
             return removed
         }
     }
+
+    /// Puts back the continuations ``takeWaiting()`` took from the pending state.
+    @inlinable
+    mutating func put(_ waiting: Waiting) {
+        switch storage {
+        case .pending(_, let site): storage = .pending(waiting, site: site)
+        case .pendingAtBoxedSite(_, let site): storage = .pendingAtBoxedSite(waiting, site: site)
+        case .queued(_, let queue): storage = .queued(waiting, on: queue)
+        case .succeeded, .failed, .succeededQueuing, .failedQueuing:
+            preconditionFailure("continuations put back into a completed state")
+        }
+    }
 }
 
-/// Whether the future has a result. (Whether its completer is still dispatching is in the
-/// future's ``CompletionPhase``, which the completer ends without the lock.)
+/// The first word of a succeeded state that has no continuations queued: it points at a shared
+/// object without owning it, so copying the state's result costs no retain, and its spare bits
+/// hold the state's case (which a word of raw bytes would not: the state would be 33 bytes, a
+/// malloc size class up; scenario 13).
 @usableFromInline
-enum FutureOutcome: Sendable {
-    /// No result yet. The site of the promise that completes it (for the broken-promise
-    /// error) is kept here, in the bytes the result takes later, rather than in the promise.
-    case pending(createdAt: CreationSite)
-    /// No result yet, and the work that completes it is queued (or will be) on this queue: a
-    /// combinator's closure given `on: queue`, or `Future(on: queue)`'s work. Read only by the
-    /// blocking `value()`, to refuse blocking the main queue on work that needs it.
-    case queued(on: DispatchQueue)
-    /// The result is a success with this `Value`. While the completer still hands
-    /// continuations to contexts other than `.synchronous`, registrations on such contexts
-    /// queue in `waiting` behind them (see ``FutureState/add(target:callback:phase:)``), so that a serial
-    /// context runs continuations in registration order.
-    case succeeded(StoredValue)
-    /// The result is this failure; as `succeeded` otherwise.
-    case failed(any Error)
+struct NoContinuations: Sendable {
+    @usableFromInline let marker: Unmanaged<ContextBox>
 
     @inlinable
-    init<Value: Sendable>(_ result: Result<Value, any Error>) {
-        switch result {
-        case .success(let value): self = .succeeded(StoredValue(value))
-        case .failure(let error): self = .failed(error)
-        }
+    init() {
+        marker = Unmanaged.passUnretained(ContextBox.default)
     }
 }

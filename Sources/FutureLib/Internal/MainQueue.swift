@@ -6,7 +6,7 @@ import Dispatch
 /// It replaced a process-wide registry of queued completions (`QueueCompletion`), which took a
 /// global lock twice on every `map(on: queue)`, marked every user queue with a dispatch-specific
 /// value, and decided for other serial queues after a one-second wait. Now a future completed on
-/// a queue keeps that queue in its pending state (``FutureOutcome/queued(on:)``), which
+/// a queue keeps that queue in its pending state (``FutureState/Storage/queued(_:on:)``), which
 /// costs nothing more on the non-blocking path, and only a blocking `value()` looks at it. Other
 /// serial queues are covered by the documented rule ("do not block the serial queue a
 /// continuation needs"), not by a check: FutureLib cannot tell a serial queue from a concurrent

@@ -43,8 +43,8 @@ struct WorkerPoolTests {
     // The same guard for the paths around the spin: a job that comes back while a thread spins,
     // just after its spin ran out, just after a burst (no spin), or long after (every thread
     // asleep). Each lost wake-up costs a sleeping thread's 5-second timeout, and a few of them
-    // overrun the time limit.
-    @Test(.timeLimit(.minutes(1)))
+    // overrun the time limit (ten minutes when `FUTURELIB_STRESS_ITERATIONS` raises the rounds).
+    @Test(.timeLimit(.minutes(Stress.override == nil ? 1 : 10)))
     func `jobs submitted one at a time, at every distance from the last, each run`() async {
         let pauses: [Duration] = [.zero, .microseconds(5), .microseconds(15), .microseconds(30), .microseconds(200)]
         let rounds = max(Stress.cheap / 5, 500)
@@ -65,7 +65,7 @@ struct WorkerPoolTests {
 
     // Bursts from outside and from the pool's own threads (a job that queues two more) after the
     // pool went idle: the one wake-up in flight must fan out to every job.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(Stress.override == nil ? 1 : 10)))
     func `bursts from outside and from inside the pool after it went idle all run`() async {
         let rounds = max(Stress.heavy / 5, 100)
         let submitters = 3

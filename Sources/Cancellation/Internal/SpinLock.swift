@@ -13,14 +13,14 @@ import WinSDK
 /// A one-byte test-and-test-and-set lock, for ``RegistrationStripes``' per-processor locks only;
 /// everything else uses ``Lock``.
 ///
-/// What it buys (benchmark scenario 11-2, `chrt -f 10 RoundsDriver 7 11`, 6 runs each, alternating
-/// with the build that used ``Lock``: 117–121 ns per operation against 126–134 ns, a ratio of
-/// 6.61× median against 7.06×, on the same loaded machine; 11-1 and callgrind
-/// `cancellation-register` unchanged): the lock is taken with an acquiring exchange and released
-/// with a releasing *store*, a plain `mov` on x86-64, where ``Lock`` pays for the `Mutex` (a
-/// read-modify-write to take it and another to release it) and its ThreadSanitizer edge.
-/// ThreadSanitizer sees the exchange and the store, so the sections it guards stay ordered in its
-/// view, with no edge of their own.
+/// What it buys (benchmark scenario 11-2, `chrt -f 10 RoundsDriver 7 11` and `7 11-2`, three
+/// sets of 6 runs each, alternating with the build that used ``Lock``: 117–132 ns per operation
+/// against 126–146 ns, median ratios 6.61×, 6.50×, 6.33× against 7.06×, 7.29×, 7.35×; 11-1 and
+/// callgrind `cancellation-register` (308) unchanged): the lock is taken with an acquiring
+/// exchange and released with a releasing *store*, a plain `mov` on x86-64, where ``Lock`` pays
+/// for the `Mutex` (a read-modify-write to take it and another to release it) and its
+/// ThreadSanitizer edge. ThreadSanitizer sees the exchange and the store, so the sections it
+/// guards stay ordered in its view, with no edge of their own.
 ///
 /// Why spinning is fine here: a stripe belongs to a processor, and a thread takes the stripe of
 /// the processor it runs on, so two threads meet on one stripe's lock only when one of them moved

@@ -209,6 +209,42 @@ func asyncMap() -> Scenario {
     )
 }
 
+/// 9. an async `flatMap` on a completed future (its closure returns a completed future), awaited, vs
+/// `Future { async }` awaited: the cost of the combinator over the task it runs, as for `map` above.
+func asyncFlatMap() -> Scenario {
+    let count = 5_000
+    let completed = Future(value: 1)
+    return Scenario(
+        key: "9-flatMap",
+        name: "9 async flatMap on a completed future vs Future { async }, awaited",
+        futureLib: Side(name: "async flatMap", operations: count) {
+            for _ in 0..<count { sink(try await completed.flatMap { value async in Future(value: value + 1) }.value()) }
+        },
+        peer: Side(name: "Future { async }", operations: count) {
+            for _ in 0..<count { sink(try await Future { () async throws -> Int in 2 }.value()) }
+        }
+    )
+}
+
+/// The error the recover scenario recovers from (not a `CancellationError`, which `recover` passes on).
+struct RoundsError: Error {}
+
+/// 9. an async `recover` on a failed future, awaited, vs `Future { async }` awaited.
+func asyncRecover() -> Scenario {
+    let count = 5_000
+    let failed = Future<Int>(error: RoundsError())
+    return Scenario(
+        key: "9-recover",
+        name: "9 async recover on a failed future vs Future { async }, awaited",
+        futureLib: Side(name: "async recover", operations: count) {
+            for _ in 0..<count { sink(try await failed.recover { _ async in 2 }.value()) }
+        },
+        peer: Side(name: "Future { async }", operations: count) {
+            for _ in 0..<count { sink(try await Future { () async throws -> Int in 2 }.value()) }
+        }
+    )
+}
+
 /// 9. `Future { async }` awaited vs `Task { }` awaited.
 func asyncFutureVersusTask() -> Scenario {
     let count = 5_000

@@ -245,6 +245,28 @@ func asyncRecover() -> Scenario {
     )
 }
 
+/// 9. an async `onSuccess` on a completed future, its task resuming a continuation that is awaited, vs
+/// `Future { async }` awaited.
+func asyncOnSuccess() -> Scenario {
+    let count = 5_000
+    let completed = Future(value: 1)
+    return Scenario(
+        key: "9-onSuccess",
+        name: "9 async onSuccess on a completed future vs Future { async }, awaited",
+        futureLib: Side(name: "async onSuccess", operations: count) {
+            for _ in 0..<count {
+                let value = await withUnsafeContinuation { (continuation: UnsafeContinuation<Int, Never>) in
+                    completed.onSuccess { value async in continuation.resume(returning: value + 1) }
+                }
+                sink(value)
+            }
+        },
+        peer: Side(name: "Future { async }", operations: count) {
+            for _ in 0..<count { sink(try await Future { () async throws -> Int in 2 }.value()) }
+        }
+    )
+}
+
 /// 9. `Future { async }` awaited vs `Task { }` awaited.
 func asyncFutureVersusTask() -> Scenario {
     let count = 5_000

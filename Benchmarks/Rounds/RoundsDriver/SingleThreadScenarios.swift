@@ -267,6 +267,28 @@ func asyncOnSuccess() -> Scenario {
     )
 }
 
+/// 9. `traverse` with an async task over 100 elements, awaited, vs 100 `Future { async }` and `sequence()`
+/// awaited; per element.
+func asyncTraverse() -> Scenario {
+    let rounds = 50
+    let elements = Array(0..<100)
+    return Scenario(
+        key: "9-traverse",
+        name: "9 traverse with an async task vs Future { async } + sequence(), awaited, per element",
+        futureLib: Side(name: "async traverse", operations: rounds * elements.count) {
+            for _ in 0..<rounds { sink(try await elements.traverse { value async in value }.value().count) }
+        },
+        peer: Side(name: "Future { async } + sequence()", operations: rounds * elements.count) {
+            for _ in 0..<rounds {
+                sink(
+                    try await elements.map { value in Future { () async throws -> Int in value } }.sequence().value()
+                        .count
+                )
+            }
+        }
+    )
+}
+
 /// 9. `Future { async }` awaited vs `Task { }` awaited.
 func asyncFutureVersusTask() -> Scenario {
     let count = 5_000

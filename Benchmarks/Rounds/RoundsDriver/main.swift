@@ -270,7 +270,7 @@ let wanted = Set(arguments.dropFirst())
 let scenarios = [
     promiseWithOneContinuation(), mapChain(), sequenceOfCompleted(), continuationOnAnotherThread(),
     registerUnregister(), cancelThousandHandlers(), valueOnCompleted(), asyncMap(), asyncFlatMap(), asyncRecover(),
-    asyncOnSuccess(), asyncFutureVersusTask(),
+    asyncOnSuccess(), asyncTraverse(), asyncFutureVersusTask(),
     asyncFutures(), sharedToken(threads: 1), sharedToken(threads: 2), streamValues(), emptyJobs(),
 ]
 .filter { scenario in

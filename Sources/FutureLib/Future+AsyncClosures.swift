@@ -59,6 +59,7 @@ extension Future {
     ///   - cancellationToken: Cancels the task and fails the new future with `CancellationError`.
     ///   - transform: Starts the next step.
     /// - Returns: A future of the inner future's result.
+    @inlinable  // specialized in the caller, as async `map` is (Benchmarks/Rounds scenario 9-flatMap)
     public func flatMap<U: Sendable>(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -89,6 +90,7 @@ extension Future {
     ///     which passes on unchanged. See ``ErrorPolicy``.
     ///   - transform: Turns the error into a value, or throws the error to fail with.
     /// - Returns: A future that succeeds with the value or the recovered value.
+    @inlinable  // specialized in the caller, as async `map` is (Benchmarks/Rounds scenario 9-recover)
     public func recover(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -116,6 +118,7 @@ extension Future {
     ///     which passes on unchanged. See ``ErrorPolicy``.
     ///   - transform: Starts the fallback.
     /// - Returns: A future of the value, or of the fallback's result.
+    @inlinable  // specialized in the caller, as async `recover` is (Benchmarks/Rounds scenario 9-recover)
     public func recoverWith(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -145,6 +148,7 @@ extension Future {
     ///   - context: Where the task's jobs run. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Removes `f` early (it then gets `CancellationError`), or cancels its task.
     ///   - f: The continuation.
+    @inlinable  // specialized in the caller: no generic metadata lookups when the future completes
     public func onComplete(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -170,6 +174,7 @@ extension Future {
     ///   - context: Where the task's jobs run. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Removes `f` early (it is then never called), or cancels its task.
     ///   - f: The continuation.
+    @inlinable  // specialized in the caller: no generic metadata lookups when the future completes
     public func onSuccess(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -180,6 +185,10 @@ extension Future {
 
     // MARK: - Shared by the contexts and the main actor
 
+    // Inlinable so that the public async `onComplete` and `onSuccess` above are specialized in the
+    // caller, with the continuation and the task body they build.
+
+    @inlinable
     func onComplete(
         at placement: TaskPlacement,
         cancellationToken: CancellationToken,
@@ -193,6 +202,7 @@ extension Future {
         }
     }
 
+    @inlinable
     func onSuccess(
         at placement: TaskPlacement,
         cancellationToken: CancellationToken,
@@ -218,6 +228,7 @@ extension Result where Success: Sendable, Failure == any Error {
 
     /// `recover`'s step: a value, or an error `policy` leaves alone, passes on at once; a failure
     /// runs `transform` in a task.
+    @inlinable
     func asyncRecoveryStep(
         policy: ErrorPolicy,
         _ transform: @escaping @Sendable (any Error) async throws -> Success

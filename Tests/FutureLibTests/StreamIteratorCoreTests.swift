@@ -183,4 +183,136 @@ struct StreamIteratorCoreTests {
         #expect(await eventually { promise.stream.subscriberCount == 0 })
         #expect(await eventually { counter.deallocated == 5 })
     }
+
+    // MARK: - Races (Stress.heavy rounds; `FUTURELIB_STRESS_ITERATIONS` raises them)
+
+    /// With a bounded policy the loop takes one result per trip, and results it has not taken are
+    /// dropped by the policy while the producer runs on: what it sees is an increasing
+    /// subsequence, each value once, then the end; the newest policy always keeps the last value,
+    /// the oldest one the first.
+    @Test(arguments: [
+        FutureStream<Int>.BufferingPolicy.bufferingNewest(1), .bufferingNewest(3), .bufferingOldest(1),
+        .bufferingOldest(3),
+    ])
+    func `a bounded loop racing its producer sees an increasing subsequence, then the end`(
+        policy: FutureStream<Int>.BufferingPolicy
+    ) async throws {
+        var failures: [String] = []
+        for round in 0..<max(Stress.heavy / 10, 50) where failures.count < 10 {
+            let promise = StreamPromise<Int>(capacity: 0)
+            var iterator = promise.stream.values(buffering: policy).makeAsyncIterator()
+            let producer = Task {
+                await onDedicatedThread {
+                    for value in 0..<100 {
+                        promise.fulfill(value)
+                        if value % 10 == round % 10 { pause(.microseconds(5)) }  // the loop catches up
+                    }
+                    promise.finish()
+                }
+            }
+            var seen: [Int] = []
+            while let value = try await iterator.next() { seen.append(value) }
+            await producer.value
+            let keepsLast = if case .bufferingNewest = policy { true } else { false }
+            if seen.isEmpty || zip(seen, seen.dropFirst()).contains(where: { $0 >= $1 }) {
+                failures.append("round \(round): \(seen) is not increasing")
+            } else if keepsLast ? seen.last != 99 : seen.first != 0 {
+                failures.append("round \(round): \(seen) lost the value its policy keeps")
+            }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    /// The loop's task is cancelled from one thread while another publishes and finishes: the
+    /// loop ends either way (its continuation resumed once, by whichever came first), with a
+    /// gapless run of values, and leaves no subscription behind.
+    @Test func `cancelling a loop racing values and the end: it ends, gapless, and unsubscribes`() async {
+        final class Round: Sendable {
+            let promise = StreamPromise<Int>(capacity: 0)
+            let seen = Locked<[Int]>([])
+            let ended = Signal()
+            let loop: Task<Void, Never>
+
+            init() {
+                let (values, seen, ended) = (promise.stream.values(buffering: .unbounded), seen, ended)
+                loop = Task {
+                    do {
+                        for try await value in values { seen.withLock { $0.append(value) } }
+                    } catch {
+                        seen.withLock { $0.append(-1) }  // never: the stream publishes no error
+                    }
+                    ended.fire()
+                }
+            }
+        }
+        let failures = await race(
+            iterations: Stress.heavy,
+            setup: { Round() },
+            actions: [
+                { round in
+                    for value in 0..<50 { round.promise.fulfill(value) }
+                    round.promise.finish()
+                },
+                { round in
+                    for _ in 0..<Int.random(in: 0..<200) { _ = round.promise.stream.subscriberCount }
+                    round.loop.cancel()
+                },
+            ],
+            check: { round in
+                guard round.ended.wait() else { return "the loop never ended" }
+                let seen = round.seen.value
+                if let first = seen.first, seen != Array(first..<first + seen.count) {
+                    return "\(seen) is not a gapless run"
+                }
+                for _ in 0..<2_000 where round.promise.stream.subscriberCount > 0 { pause(.milliseconds(5)) }
+                return round.promise.stream.subscriberCount == 0 ? nil : "the loop's subscription outlived it"
+            }
+        )
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    /// Loops that each take a few values and drop their iterator while a producer publishes: each
+    /// sees a gapless run, and with the stream still open no subscription and no value is left
+    /// (the subscription holds its inbox strongly: only the dropped iterator can let it go).
+    @Test(arguments: [FutureStream<StreamIteratorItem>.BufferingPolicy.unbounded, .bufferingNewest(2)])
+    func `iterators dropped while values arrive leave no subscription and no value behind`(
+        policy: FutureStream<StreamIteratorItem>.BufferingPolicy
+    ) async throws {
+        let counter = DeinitCounter()
+        let promise = StreamPromise<StreamIteratorItem>(capacity: 0)
+        let stopped = Locked(false)
+        let producer = Task {
+            await onDedicatedThread {
+                var published = 0
+                while !stopped.value {  // until the loops are done, so that none waits in vain
+                    promise.fulfill(StreamIteratorItem(id: published, tracked: counter.make()))
+                    published += 1
+                    if published.isMultiple(of: 100) { pause(.microseconds(20)) }
+                }
+                return published
+            }
+        }
+        var gaps: [[Int]] = []
+        for loop in 0..<(Sanitizer.isActive ? 100 : 300) {
+            var iterator = promise.stream.values(buffering: policy).makeAsyncIterator()
+            var ids: [Int] = []
+            while ids.count < loop % 5 + 1, let item = try await iterator.next() { ids.append(item.id) }
+            let increasing = !zip(ids, ids.dropFirst()).contains { $0 >= $1 }
+            let gapless = ids.isEmpty || ids == Array(ids[0]..<ids[0] + ids.count)
+            if case .unbounded = policy, !gapless, gaps.count < 10 { gaps.append(ids) }
+            if !increasing, gaps.count < 10 { gaps.append(ids) }
+        }
+        stopped.withLock { $0 = true }
+        let published = await producer.value
+        #expect(gaps.isEmpty, "\(gaps)")
+        #expect(await eventually { promise.stream.subscriberCount == 0 })  // the stream has not finished
+        #expect(await eventually { counter.deallocated == published })
+        promise.finish()
+    }
+}
+
+/// A value with an identity and a tracked lifetime.
+struct StreamIteratorItem: Sendable {
+    let id: Int
+    let tracked: Tracked
 }

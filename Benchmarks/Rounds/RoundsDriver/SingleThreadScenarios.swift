@@ -209,6 +209,86 @@ func asyncMap() -> Scenario {
     )
 }
 
+/// 9. an async `flatMap` on a completed future (its closure returns a completed future), awaited, vs
+/// `Future { async }` awaited: the cost of the combinator over the task it runs, as for `map` above.
+func asyncFlatMap() -> Scenario {
+    let count = 5_000
+    let completed = Future(value: 1)
+    return Scenario(
+        key: "9-flatMap",
+        name: "9 async flatMap on a completed future vs Future { async }, awaited",
+        futureLib: Side(name: "async flatMap", operations: count) {
+            for _ in 0..<count { sink(try await completed.flatMap { value async in Future(value: value + 1) }.value()) }
+        },
+        peer: Side(name: "Future { async }", operations: count) {
+            for _ in 0..<count { sink(try await Future { () async throws -> Int in 2 }.value()) }
+        }
+    )
+}
+
+/// The error the recover scenario recovers from (not a `CancellationError`, which `recover` passes on).
+struct RoundsError: Error {}
+
+/// 9. an async `recover` on a failed future, awaited, vs `Future { async }` awaited.
+func asyncRecover() -> Scenario {
+    let count = 5_000
+    let failed = Future<Int>(error: RoundsError())
+    return Scenario(
+        key: "9-recover",
+        name: "9 async recover on a failed future vs Future { async }, awaited",
+        futureLib: Side(name: "async recover", operations: count) {
+            for _ in 0..<count { sink(try await failed.recover { _ async in 2 }.value()) }
+        },
+        peer: Side(name: "Future { async }", operations: count) {
+            for _ in 0..<count { sink(try await Future { () async throws -> Int in 2 }.value()) }
+        }
+    )
+}
+
+/// 9. an async `onSuccess` on a completed future, its task resuming a continuation that is awaited, vs
+/// `Future { async }` awaited.
+func asyncOnSuccess() -> Scenario {
+    let count = 5_000
+    let completed = Future(value: 1)
+    return Scenario(
+        key: "9-onSuccess",
+        name: "9 async onSuccess on a completed future vs Future { async }, awaited",
+        futureLib: Side(name: "async onSuccess", operations: count) {
+            for _ in 0..<count {
+                let value = await withUnsafeContinuation { (continuation: UnsafeContinuation<Int, Never>) in
+                    completed.onSuccess { value async in continuation.resume(returning: value + 1) }
+                }
+                sink(value)
+            }
+        },
+        peer: Side(name: "Future { async }", operations: count) {
+            for _ in 0..<count { sink(try await Future { () async throws -> Int in 2 }.value()) }
+        }
+    )
+}
+
+/// 9. `traverse` with an async task over 100 elements, awaited, vs 100 `Future { async }` and `sequence()`
+/// awaited; per element.
+func asyncTraverse() -> Scenario {
+    let rounds = 50
+    let elements = Array(0..<100)
+    return Scenario(
+        key: "9-traverse",
+        name: "9 traverse with an async task vs Future { async } + sequence(), awaited, per element",
+        futureLib: Side(name: "async traverse", operations: rounds * elements.count) {
+            for _ in 0..<rounds { sink(try await elements.traverse { value async in value }.value().count) }
+        },
+        peer: Side(name: "Future { async } + sequence()", operations: rounds * elements.count) {
+            for _ in 0..<rounds {
+                sink(
+                    try await elements.map { value in Future { () async throws -> Int in value } }.sequence().value()
+                        .count
+                )
+            }
+        }
+    )
+}
+
 /// 9. `Future { async }` awaited vs `Task { }` awaited.
 func asyncFutureVersusTask() -> Scenario {
     let count = 5_000

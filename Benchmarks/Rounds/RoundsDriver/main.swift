@@ -269,7 +269,8 @@ let rounds = arguments.first.flatMap { Int($0) } ?? 15
 let wanted = Set(arguments.dropFirst())
 let scenarios = [
     promiseWithOneContinuation(), mapChain(), sequenceOfCompleted(), continuationOnAnotherThread(),
-    registerUnregister(), cancelThousandHandlers(), valueOnCompleted(), asyncMap(), asyncFutureVersusTask(),
+    registerUnregister(), cancelThousandHandlers(), valueOnCompleted(), asyncMap(), asyncFlatMap(), asyncRecover(),
+    asyncOnSuccess(), asyncTraverse(), asyncFutureVersusTask(),
     asyncFutures(), sharedToken(threads: 1), sharedToken(threads: 2), streamValues(), emptyJobs(),
 ]
 .filter { scenario in

@@ -7,7 +7,7 @@ import Synchronization
 /// What it buys (benchmark scenario 11, `RoundsDriver 11-2`: two threads registering and
 /// unregistering on one shared token, against a token each): with one list behind one lock the two
 /// threads take turns on that lock and its cache line, about 10 times the cost of a token each.
-/// Here each processor has a list behind a lock of its own, on a cache line of its own, so two
+/// Here each processor has a list behind a lock of its own (a ``SpinLock``), on a cache line of its own, so two
 /// threads that run at the same moment touch different lines.
 ///
 /// A request starts without stripes and gets them only once its lock was seen contended
@@ -25,8 +25,8 @@ import Synchronization
 ///   cancellation merges the stripes' lists by stamp. (The request's own list holds only handlers
 ///   that no striped one happened before; they run after the striped ones, see ``CancellationCore``.)
 final class RegistrationStripes: @unchecked Sendable {
-    // Sendable: the memory is `count` locks, each reached only through its lock; the pointer itself
-    // never changes.
+    // Sendable: the memory is `count` stripes, each reached only while holding its lock; the
+    // pointer itself never changes.
     typealias Handler = RegistrationList.Handler
     typealias Key = RegistrationList.Key
 
@@ -39,8 +39,10 @@ final class RegistrationStripes: @unchecked Sendable {
     /// Bytes per stripe: two 64-byte lines, since x86 processors fetch lines in adjacent pairs. Two
     /// stripes' locks never share a line (false sharing would bring the contention back).
     private static let lineSize = 128
+    /// Where a stripe's `Stripe` starts in its line, after its lock.
+    private static let stripeOffset = 16
 
-    /// Stripe `i`'s lock at `i * lineSize`.
+    /// Stripe `i`'s lock at `i * lineSize`, and its `Stripe` at `i * lineSize + stripeOffset`.
     private let memory: UnsafeMutableRawPointer
     /// `count - 1`; `count` is a power of two.
     private let mask: UInt
@@ -58,21 +60,36 @@ final class RegistrationStripes: @unchecked Sendable {
     init() {
         let count = Self.count
         memory = .allocate(byteCount: count * Self.lineSize, alignment: Self.lineSize)
+        assert(
+            Self.stripeOffset >= MemoryLayout<SpinLock>.size && Self.stripeOffset % MemoryLayout<Stripe>.alignment == 0
+        )
+        assert(Self.stripeOffset + MemoryLayout<Stripe>.size <= Self.lineSize)
         for index in 0..<count {
-            (memory + index * Self.lineSize).bindMemory(to: Lock<Stripe>.self, capacity: 1)
-                .initialize(to: Lock(Stripe()))
+            let line = memory + index * Self.lineSize
+            line.bindMemory(to: SpinLock.self, capacity: 1).initialize(to: SpinLock())
+            (line + Self.stripeOffset).bindMemory(to: Stripe.self, capacity: 1).initialize(to: Stripe())
         }
         mask = UInt(count - 1)
         schedGetCPU = CurrentProcessor.schedGetCPU
     }
 
     deinit {
-        for index in 0..<Self.count { stripe(index).deinitialize(count: 1) }
+        for index in 0..<Self.count {
+            let line = memory + index * Self.lineSize
+            line.assumingMemoryBound(to: SpinLock.self).deinitialize(count: 1)
+            (line + Self.stripeOffset).assumingMemoryBound(to: Stripe.self).deinitialize(count: 1)
+        }
         memory.deallocate()
     }
 
-    private func stripe(_ index: Int) -> UnsafeMutablePointer<Lock<Stripe>> {
-        (memory + index * Self.lineSize).assumingMemoryBound(to: Lock<Stripe>.self)
+    /// Runs `body` on stripe `index` while holding its lock. Never call user code from `body`.
+    @inline(__always)
+    private func withStripe<Result>(_ index: Int, _ body: (inout Stripe) -> Result) -> Result {
+        let line = memory + index * Self.lineSize
+        let lock = line.assumingMemoryBound(to: SpinLock.self)
+        lock.pointee.lock()
+        defer { lock.pointee.unlock() }
+        return body(&(line + Self.stripeOffset).assumingMemoryBound(to: Stripe.self).pointee)
     }
 
     /// Whether `key` lives in a stripe (and not in the request's own list).
@@ -93,7 +110,7 @@ final class RegistrationStripes: @unchecked Sendable {
     /// list's own order, order the handlers at cancellation.
     @inline(__always)  // into the core's striped `onCancel` path: one call less (scenario 11-2)
     func append(_ handler: @escaping Handler, stamp: UInt64, inStripe index: Int) -> Key? {
-        let key = stripe(index).pointee.withLock { stripe -> Key? in
+        let key = withStripe(index) { stripe -> Key? in
             guard !stripe.isClosed else { return nil }
             return stripe.list.append(handler, stamp: stamp)
         }
@@ -102,7 +119,7 @@ final class RegistrationStripes: @unchecked Sendable {
         return key
     }
 
-    /// A removed handler, in a named type: a bare closure crossing `withLock`'s generic result is
+    /// A removed handler, in a named type: a bare closure crossing `withStripe`'s generic result is
     /// wrapped in a heap-allocated thunk.
     private struct Removed {
         var handler: Handler?
@@ -112,7 +129,7 @@ final class RegistrationStripes: @unchecked Sendable {
     @inline(__always)  // into the core's striped `unregister` path: one call less (scenario 11-2)
     func remove(_ key: Key) -> Handler? {
         let local = Key(slot: key.slot & UInt32(RegistrationList.maximumCount - 1), generation: key.generation)
-        return stripe(Int(key.slot >> 28) - 1).pointee.withLock { Removed(handler: $0.list.remove(local)) }.handler
+        return withStripe(Int(key.slot >> 28) - 1) { Removed(handler: $0.list.remove(local)) }.handler
     }
 
     /// Closes every stripe, each under its lock (cancellation), and returns the stamp and key of every
@@ -121,7 +138,7 @@ final class RegistrationStripes: @unchecked Sendable {
     func close() -> [RegistrationList.StampedKey] {
         var entries: [RegistrationList.StampedKey] = []
         for index in 0..<Self.count {
-            stripe(index).pointee.withLock { stripe in
+            withStripe(index) { stripe in
                 stripe.isClosed = true
                 stripe.list.stampsAndKeys(into: &entries, stripeBits: UInt32(index + 1) << 28)
             }
@@ -134,7 +151,7 @@ final class RegistrationStripes: @unchecked Sendable {
     /// releases the handlers still stored (the request can no longer be cancelled) and the slabs.
     func closeAndTake() -> [RegistrationList] {
         (0..<Self.count).map { index in
-            stripe(index).pointee.withLock { stripe in
+            withStripe(index) { stripe in
                 stripe.isClosed = true
                 var taken = RegistrationList()
                 swap(&taken, &stripe.list)
@@ -145,6 +162,6 @@ final class RegistrationStripes: @unchecked Sendable {
 
     /// How many handlers the stripes store: O(n), for tests and debug descriptions.
     var registrationCount: Int {
-        (0..<Self.count).reduce(0) { count, index in count + stripe(index).pointee.withLock { $0.list.countStored() } }
+        (0..<Self.count).reduce(0) { count, index in count + withStripe(index) { $0.list.countStored() } }
     }
 }

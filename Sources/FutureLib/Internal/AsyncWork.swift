@@ -22,6 +22,10 @@ enum TaskPlacement: Sendable {
 
     /// Starts a task that runs `body` with the task cancelled when `cancellationToken` is
     /// (before `cancel()` returns, or at once if it already is).
+    ///
+    /// Usable from the async `onComplete`/`onSuccess`, which are specialized in the caller (it is
+    /// not generic: inlining it would specialize nothing).
+    @usableFromInline
     func start(cancellationToken: CancellationToken, _ body: @escaping @Sendable () async -> Void) {
         switch self {
         case .pool:

@@ -27,15 +27,19 @@ struct FutureWithTimeoutTests {
     @Test func `withTimeout fails with FutureError.timeout when the work honours its token`() async {
         let handed = Locked<CancellationToken?>(nil)
         // The work fails with CancellationError as soon as the deadline cancels its token: the
-        // timeout still wins.
-        let limited = Future<Int>.withTimeout(.milliseconds(20)) { token in
+        // timeout still wins. The work runs on `.default`, and work that has not started by the
+        // deadline is never started at all; so the deadline is on a manual clock and passes only
+        // once the work has started (on a real clock, under ThreadSanitizer's load, the pool could
+        // start it after 20 ms, and then nothing was ever handed out).
+        let clock = ManualClock()
+        let limited = Future<Int>.withTimeout(.milliseconds(20), clock: clock) { token in
             handed.withLock { $0 = token }
             return Future(value: 1, after: .seconds(3600), cancellationToken: token)
         }
+        #expect(await eventually { handed.value != nil })
+        clock.advance(by: .milliseconds(20))
         await #expect(throws: FutureError.timeout) { try await limited.value() }
-        // The work runs on `.default`: on a loaded machine it may start only after the deadline, so
-        // its token is handed out (already cancelled) some time after `value()` returned.
-        #expect(await eventually { handed.value?.isCancellationRequested == true })
+        #expect(handed.value?.isCancellationRequested == true)
 
         // Work that was started with `.synchronous`, and work that fails at once on its token.
         let synchronous = Future<Int>.withTimeout(.milliseconds(20), on: .synchronous) { token in

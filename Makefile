@@ -52,8 +52,9 @@ stress: ## Repeat the race tests (STRESS_ITERATIONS, default 100000), run MODEL_
 soak: ## A server-shaped soak (release): 10⁶ requests, fails on memory growth, a pending future or a handler run twice
 	$(SWIFT) run -c release Soak $${SOAK_REQUESTS:-1000000}
 
-soak-ci: ## The soak, bounded for CI (200,000 requests, a few seconds)
+soak-ci: ## The soak, bounded for CI (200,000 requests, a few seconds; again with a striped shutdown token)
 	$(SWIFT) run -c release Soak 200000
+	$(SWIFT) run -c release Soak 200000 --striped
 
 bench: ## Run the ordo-one/benchmark harness (measures nothing on Linux with Swift 6.3: ordo-one/benchmark#349)
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark

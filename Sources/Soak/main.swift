@@ -4,7 +4,11 @@
 // some are cut off by their deadline, some by a simulated client disconnect. At the end a graceful
 // shutdown cancels a last batch in flight.
 //
-//     Soak [requests]     (default 1,000,000; `make soak-ci` runs fewer)
+//     Soak [requests] [--striped]     (default 1,000,000; `make soak-ci` runs fewer)
+//
+// `--striped` gives the shutdown token its per-processor registration stripes from the start, as
+// a server whose requests arrive on several threads at once gets them (contention on the token's
+// lock): the links of every request then live in the stripes.
 //
 // Prints requests handled, cancellations seen and the resident set at 10 checkpoints, and exits
 // with a failure if the resident set grows after warm-up by more than `memoryBound`, if any
@@ -27,7 +31,8 @@ import Darwin
 let memoryBound = 8 << 20
 /// At most this many requests in flight, as a server's connection limit would.
 let maxInFlight = 1_000
-let requests = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 1_000_000 : 1_000_000
+let requests = CommandLine.arguments.dropFirst().lazy.compactMap { Int($0) }.first ?? 1_000_000
+let striped = CommandLine.arguments.contains("--striped")
 
 /// What happens to one request.
 enum Kind: Sendable {
@@ -94,6 +99,10 @@ let stats = Stats()
 let shutdown = CancellationRequest()
 let serial = DispatchQueue(label: "soak.serial")
 let slots = DispatchSemaphore(value: maxInFlight)
+if striped {
+    precondition(shutdown.token.stripeRegistrations(), "the shutdown token could not get its stripes")
+    print("shutdown token striped: \(CancellationToken.stripeCount) stripes")
+}
 
 /// Starts one request: linked to `shutdown`, with its deadline, its work and its continuations.
 /// Signals `slots` when its last continuation ran.
@@ -221,8 +230,12 @@ if checkpoints.count > 1, let warm = checkpoints.first, let peak = checkpoints.d
             + "more than \(megabytes(memoryBound))"
     )
 }
+if striped, !shutdown.token.isStriped {
+    failures.append("the shutdown token lost its stripes")
+}
 if failures.isEmpty {
-    print("soak passed: \(total) requests, growth after warm-up within \(megabytes(memoryBound))")
+    let mode = striped ? " (striped shutdown token)" : ""
+    print("soak passed\(mode): \(total) requests, growth after warm-up within \(megabytes(memoryBound))")
 } else {
     for failure in failures { print("soak FAILED: \(failure)") }
     exit(1)

@@ -14,7 +14,7 @@ import WinSDK
 ///
 /// A hint only: the thread may move to another processor at any moment; the stripes' locks keep
 /// every outcome correct, a move only costs a shared cache line now and then.
-enum CurrentProcessor {
+package enum CurrentProcessor {
     /// glibc's `sched_getcpu()`, which Swift's Glibc module does not declare (it is a `_GNU_SOURCE`
     /// function), looked up once. Since glibc 2.35 it reads the number that the kernel keeps in
     /// the thread's `rseq` area: about 1 ns, no system call (measured here: 10.8 → 11.6 ns per
@@ -28,8 +28,8 @@ enum CurrentProcessor {
         #endif
     }()
 
-    /// The number of processors online, at least 1.
-    static var count: Int {
+    /// The number of processors online, at least 1 (also what sizes FutureLib's worker pool).
+    package static var count: Int {
         #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
         max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         #else

@@ -1,3 +1,4 @@
+import Cancellation
 import Synchronization
 
 #if canImport(Glibc)
@@ -82,9 +83,7 @@ final class WorkerPool: @unchecked Sendable {
         self.runnableThreads = max(2, runnableThreads)
     }
 
-    static var processorCount: Int {
-        Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-    }
+    static var processorCount: Int { CurrentProcessor.count }
 
     /// Queues `work`; a pool thread runs it soon, in FIFO order of submission.
     func submit(_ work: Work) {

@@ -80,8 +80,11 @@ struct CancellationState {
     /// ``register(_:)`` for a registration that found the lock taken: counts the contention first.
     mutating func registerContended(_ handler: @escaping Handler) -> ContendedAction {
         if case .active = phase, !isStriped {
-            contendedRegistrations += 1
-            if contendedRegistrations >= Self.stripingThreshold { return .stripe }
+            // Counts up to the threshold and stays there: until a `.stripe` caller installs the
+            // stripes, every contended registration gets `.stripe` too, and a count that went on
+            // would overflow (and trap) after 255 of them.
+            if contendedRegistrations < Self.stripingThreshold { contendedRegistrations += 1 }
+            if contendedRegistrations == Self.stripingThreshold { return .stripe }
         }
         return .registered(register(handler))
     }

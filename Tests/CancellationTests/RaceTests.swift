@@ -33,10 +33,10 @@ struct RaceTests {
                 { $0.unregistered.store($0.registration.unregister(), ordering: .releasing) },
             ],
             check: { round in
-                let ran = round.runs.value
-                let unregistered = round.unregistered.load(ordering: .acquiring)
-                let exactlyOne = (ran == 1) != unregistered && ran <= 1
-                return exactlyOne ? nil : "ran \(ran) times, unregister returned \(unregistered)"
+                exactlyOneOfUnregisteredAndRan(
+                    ran: round.runs.value,
+                    unregistered: round.unregistered.load(ordering: .acquiring)
+                )
             }
         )
         #expect(failures.isEmpty, "\(failures)")
@@ -44,45 +44,10 @@ struct RaceTests {
 
     // MARK: - unregisterAndWait vs cancel
 
-    final class WaitRound: Sendable {
-        let request = CancellationRequest()
-        let started = Counter()
-        let finished = Counter()
-        let finishedWhenWaitReturned = Atomic<Int>(-1)
-        let startedWhenWaitReturned = Atomic<Int>(-1)
-        let registration: CancellationRegistration
-
-        init() {
-            let started = started
-            let finished = finished
-            registration = request.token.onCancel {
-                started.increment()
-                for _ in 0..<50 { _ = started.value }  // a little work, so the handler is sometimes caught running
-                finished.increment()
-            }
-        }
-    }
-
     @Test func `Race: unregisterAndWait vs cancel: when it returns the handler has finished or never runs`() async {
-        let failures = await race(
-            iterations: Stress.cheap,
-            setup: { WaitRound() },
-            actions: [
-                { $0.request.cancel() },
-                { round in
-                    round.registration.unregisterAndWait()
-                    round.startedWhenWaitReturned.store(round.started.value, ordering: .relaxed)
-                    round.finishedWhenWaitReturned.store(round.finished.value, ordering: .releasing)
-                },
-            ],
-            check: { round in
-                let started = round.startedWhenWaitReturned.load(ordering: .acquiring)
-                let finished = round.finishedWhenWaitReturned.load(ordering: .acquiring)
-                if started != finished { return "returned while the handler was running" }
-                if round.started.value != started { return "the handler started after unregisterAndWait returned" }
-                return nil
-            }
-        )
+        let failures = await raceUnregisterAndWaitVsCancel(iterations: Stress.cheap) {
+            UnregisterAndWaitRound { token, handler in token.onCancel(handler) }
+        }
         #expect(failures.isEmpty, "\(failures)")
     }
 

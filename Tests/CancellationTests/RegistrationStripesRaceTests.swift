@@ -35,9 +35,10 @@ struct RegistrationStripesRaceTests {
                 },
             ],
             check: { round in
-                let ran = round.runs.value
-                let unregistered = round.unregistered.load(ordering: .acquiring)
-                return (ran == 1) != unregistered && ran <= 1 ? nil : "ran \(ran) times, unregister \(unregistered)"
+                exactlyOneOfUnregisteredAndRan(
+                    ran: round.runs.value,
+                    unregistered: round.unregistered.load(ordering: .acquiring)
+                )
             }
         )
         #expect(failures.isEmpty, "\(failures)")
@@ -123,49 +124,16 @@ struct RegistrationStripesRaceTests {
         #expect(failures.isEmpty, "\(failures)")
     }
 
-    final class WaitRound: Sendable {
-        let request = CancellationRequest()
-        let started = Counter()
-        let finished = Counter()
-        let finishedWhenWaitReturned = Atomic<Int>(-1)
-        let startedWhenWaitReturned = Atomic<Int>(-1)
-        let registration: CancellationRegistration
-
-        init() {
-            _ = request.token.stripeRegistrations()
-            let started = started
-            let finished = finished
-            registration = request.token.onCancel(inStripe: 1) {
-                started.increment()
-                for _ in 0..<50 { _ = started.value }  // sometimes caught running
-                finished.increment()
-            }
-        }
-    }
-
     @Test
     func `Race: unregisterAndWait on a striped handler vs cancel: when it returns the handler finished or never runs`()
         async
     {
-        let failures = await race(
-            iterations: Stress.cheap,
-            setup: { WaitRound() },
-            actions: [
-                { $0.request.cancel() },
-                { round in
-                    round.registration.unregisterAndWait()
-                    round.startedWhenWaitReturned.store(round.started.value, ordering: .relaxed)
-                    round.finishedWhenWaitReturned.store(round.finished.value, ordering: .releasing)
-                },
-            ],
-            check: { round in
-                let started = round.startedWhenWaitReturned.load(ordering: .acquiring)
-                let finished = round.finishedWhenWaitReturned.load(ordering: .acquiring)
-                if started != finished { return "returned while the handler was running" }
-                if round.started.value != started { return "the handler started after unregisterAndWait returned" }
-                return nil
+        let failures = await raceUnregisterAndWaitVsCancel(iterations: Stress.cheap) {
+            UnregisterAndWaitRound { token, handler in
+                _ = token.stripeRegistrations()
+                return token.onCancel(inStripe: 1, handler)
             }
-        )
+        }
         #expect(failures.isEmpty, "\(failures)")
     }
 

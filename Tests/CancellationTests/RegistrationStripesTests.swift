@@ -209,6 +209,59 @@ struct RegistrationStripesTests {
         #expect(deinits.deallocated == 4)
     }
 
+    /// Uses its token when deallocated: held only by a handler's closure, it deadlocks unless that
+    /// closure is released outside every lock of the token (the request's and each stripe's, all of
+    /// which `registrationCount` takes).
+    final class UsesTokenOnDeinit: Sendable {
+        let token: CancellationToken
+        let deinits: Counter
+
+        init(token: CancellationToken, deinits: Counter) {
+            self.token = token
+            self.deinits = deinits
+        }
+
+        func touch() {}
+
+        deinit {
+            _ = token.registrationCount
+            token.onCancel {}.unregister()
+            deinits.increment()
+        }
+    }
+
+    /// A handler in stripe `index` whose closure holds the only reference to a ``UsesTokenOnDeinit``.
+    @discardableResult
+    func registerUsingTokenOnRelease(
+        _ token: CancellationToken,
+        inStripe index: Int,
+        deinits: Counter
+    )
+        -> CancellationRegistration
+    {
+        let object = UsesTokenOnDeinit(token: token, deinits: deinits)
+        return token.onCancel(inStripe: index) { object.touch() }
+    }
+
+    @Test func `a striped handler's closure is released outside every lock, whether unregistered, run or dropped`() {
+        let deinits = Counter()
+        let request = CancellationRequest()
+        #expect(request.token.stripeRegistrations())
+        let registration = registerUsingTokenOnRelease(request.token, inStripe: 0, deinits: deinits)
+        #expect(registration.unregister())
+        #expect(deinits.value == 1)
+        for index in 0..<3 { registerUsingTokenOnRelease(request.token, inStripe: index, deinits: deinits) }
+        request.cancel()
+        #expect(deinits.value == 4)
+        var abandoned: CancellationRequest? = CancellationRequest()
+        let token = abandoned!.token
+        #expect(token.stripeRegistrations())
+        for index in 0..<3 { registerUsingTokenOnRelease(token, inStripe: index, deinits: deinits) }
+        abandoned = nil  // can no longer be cancelled: the handlers are dropped
+        #expect(deinits.value == 7)
+        #expect(token.registrationCount == 0)
+    }
+
     @Test func `unregistering a striped handler releases it at once`() {
         let deinits = DeinitCounter()
         let request = CancellationRequest()

@@ -346,10 +346,9 @@ final class CancellationCore: Sendable {
     /// Stops the timer, removes the links and releases the handlers (dropping `remains`), outside any lock.
     private func release(_ remains: consuming CancellationState.Remains) {
         remains.attachments?.detach()
-        if remains.isStriped {
-            // Their handlers are released here, outside every lock. (Published before the state said striped.)
-            _ = cachedStripes.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.closeAndTake() }
-        }
+        // Stripes are installed only while the request is active, under the lock that took `remains`:
+        // if it has any, their address is seen here. Their handlers are released here, outside every lock.
+        if let stripes = cachedStripes { _ = stripes._withUnsafeGuaranteedRef { $0.closeAndTake() } }
     }
 
     // MARK: - Links

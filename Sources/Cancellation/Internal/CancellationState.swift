@@ -25,7 +25,7 @@ struct CancellationState {
     /// stripes. (Beside `phase`, in its padding: the state stays 72 bytes.)
     private var contendedRegistrations: UInt8 = 0
     /// Whether the request has per-processor stripes (``RegistrationStripes``), which the core keeps.
-    private(set) var isStriped = false
+    private var isStriped = false
     private var handlers = RegistrationList()
     /// The handler that the cancelling thread is running right now.
     private var running: RegistrationList.Key?
@@ -80,8 +80,11 @@ struct CancellationState {
     /// ``register(_:)`` for a registration that found the lock taken: counts the contention first.
     mutating func registerContended(_ handler: @escaping Handler) -> ContendedAction {
         if case .active = phase, !isStriped {
-            contendedRegistrations += 1
-            if contendedRegistrations >= Self.stripingThreshold { return .stripe }
+            // Counts up to the threshold and stays there: until a `.stripe` caller installs the
+            // stripes, every contended registration gets `.stripe` too, and a count that went on
+            // would overflow (and trap) after 255 of them.
+            if contendedRegistrations < Self.stripingThreshold { contendedRegistrations += 1 }
+            if contendedRegistrations == Self.stripingThreshold { return .stripe }
         }
         return .registered(register(handler))
     }
@@ -221,8 +224,6 @@ struct CancellationState {
     struct Remains {
         var handlers: RegistrationList
         var attachments: Attachments?
-        /// Whether the request has stripes: the core closes them and drops their lists too.
-        var isStriped: Bool
     }
 
     /// The `CancellationRequest` object was deallocated. Without a pending timer or a source link
@@ -253,7 +254,7 @@ struct CancellationState {
     }
 
     private mutating func takeRemains() -> Remains {
-        var remains = Remains(handlers: RegistrationList(), attachments: nil, isStriped: isStriped)
+        var remains = Remains(handlers: RegistrationList(), attachments: nil)
         swap(&remains.handlers, &handlers)
         swap(&remains.attachments, &attachments)
         return remains

@@ -75,7 +75,67 @@ import Testing
     }
 
     @Test func `a value that cannot be moved bitwise is boxed and released once`() {
+        #expect(!_isBitwiseTakable(Weak.self))  // so that this case takes the box, on every platform
         check(references: 1, { Weak(weak: nil, strong: $0.make()) }, { $0.strong === $1.strong })
+    }
+
+    /// Runs its jobs inline: a continuation it runs registers the next one while the completer is
+    /// still dispatching, so that one queues behind the completer (the state's `…Queuing` cases).
+    struct InlineContext: ExecutionContext {
+        func execute(_ work: @escaping @Sendable () -> Void) { work() }
+    }
+
+    /// Fulfils a promise with `value` while a continuation registers another behind the completer,
+    /// and checks that both see the value and that it is released once, with the future.
+    func checkQueuedBehindCompleter<Value: Sendable>(references: Int, _ make: (DeinitCounter) -> Value) {
+        let counter = DeinitCounter()
+        do {
+            let promise = Promise<Value>()
+            let future = promise.future
+            let seen = Counter()
+            future.onSuccess(on: InlineContext()) { _ in
+                seen.increment()
+                future.onSuccess(on: InlineContext()) { _ in seen.increment() }
+            }
+            promise.fulfill(make(counter))
+            #expect(seen.value == 2)
+            #expect(future.result != nil)
+            #expect(counter.deallocated == 0)
+        }
+        #expect(counter.deallocated == references)
+    }
+
+    @Test func `a value read by continuations queued behind the completer is released once`() {
+        checkQueuedBehindCompleter(references: 1) { $0.make() }
+        checkQueuedBehindCompleter(references: 4) { Large(a: $0.make(), b: $0.make(), c: $0.make(), d: $0.make()) }
+    }
+
+    /// DESIGN.md's million-deep chain with a value that the futures must release: each of the
+    /// million futures holds it, inline or in a box, and destroys its copy in its `deinit`.
+    func chainOfAMillion<Value: Sendable>(_ value: Value) async -> Value? {
+        await onHeavyThread { () -> Value? in
+            let head = Promise<Value>()
+            var last = head.future
+            for _ in 0..<Scale.million {
+                let next = Promise<Value>()
+                next.resolve(with: last)
+                last = next.future
+            }
+            head.fulfill(value)
+            return last.result.flatMap { try? $0.get() }
+        }
+    }
+
+    @Test func `a million-deep chain passes a reference, inline or boxed, and releases it once`() async {
+        let counter = DeinitCounter()
+        do {
+            let tracked = counter.make()
+            let inline = await chainOfAMillion(tracked)
+            #expect(inline === tracked)
+            let boxed = await chainOfAMillion(Large(a: tracked, b: tracked, c: tracked, d: tracked))
+            #expect(boxed?.d === tracked)
+        }
+        #expect(counter.deallocated == 1)
     }
 
     @Test func `a failed future releases its error`() {

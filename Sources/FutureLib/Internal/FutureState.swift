@@ -77,16 +77,6 @@ struct FutureState<Value: Sendable>: Sendable {
                 self = .many(continuations)
             }
         }
-
-        /// All of them, in order, as an array (the completer's queued ones).
-        @inlinable
-        var array: [Continuation<Value>] {
-            switch self {
-            case .none: []
-            case .one(let continuation): [continuation]
-            case .many(let continuations): continuations
-            }
-        }
     }
 
     @inlinable
@@ -100,15 +90,6 @@ struct FutureState<Value: Sendable>: Sendable {
         switch result {
         case .success(let value): storage = .succeeded(NoContinuations(), StoredValue(value))
         case .failure(let error): storage = .failed(error)
-        }
-    }
-
-    /// Whether the future has a result.
-    @inlinable
-    var isCompleted: Bool {
-        switch storage {
-        case .pending, .pendingAtBoxedSite, .queued: false
-        case .succeeded, .failed, .succeededQueuing, .failedQueuing: true
         }
     }
 

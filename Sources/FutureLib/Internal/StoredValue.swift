@@ -57,7 +57,9 @@ enum StoredValue: Sendable {
     func value<Value: Sendable>(as _: Value.Type) -> Value {
         switch self {
         case .inline(var bits):
-            return withUnsafeMutableBytes(of: &bits) { $0.baseAddress!.assumingMemoryBound(to: Value.self).pointee }
+            // A raw load, which may read memory bound to another type: `bits`, a copy, is bound to
+            // `InlineBits`, so a typed pointer to `Value` into it would break Swift's binding rules.
+            return withUnsafeBytes(of: &bits) { $0.load(as: Value.self) }
         case .boxed(let box):
             return unsafeDowncast(box, to: ValueBox<Value>.self).value
         }
@@ -69,7 +71,7 @@ enum StoredValue: Sendable {
     func destroyInline<Value>(as _: Value.Type) {
         guard case .inline(var bits) = self else { return }
         withUnsafeMutableBytes(of: &bits) {
-            _ = $0.baseAddress!.assumingMemoryBound(to: Value.self).deinitialize(count: 1)
+            _ = $0.baseAddress!.bindMemory(to: Value.self, capacity: 1).deinitialize(count: 1)
         }
     }
 }

@@ -122,7 +122,7 @@ struct Continuation<Value: Sendable>: Sendable {
     }
 
     @inlinable
-    init(target: ContinuationTarget, callback: Callback<Value>) {
+    init(target: consuming ContinuationTarget, callback: consuming Callback<Value>) {
         switch callback {
         case .result(let body): storage = .result(target, body)
         case .value(let body): storage = .value(target, body)

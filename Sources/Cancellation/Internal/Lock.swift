@@ -74,9 +74,10 @@ extension Lock: @unchecked Sendable where State: ~Copyable {}
 /// releasing *store* (a plain `mov` on x86-64, `stlrb` on arm64): a `Mutex` pays a
 /// read-modify-write to release too, and a future's lock is taken twice per `map` (its `add`, and
 /// the derived future's `complete`). What it buys (issue 19, scenario 2, a 10-`map` chain on a
-/// pending promise then completed, `chrt -f 10 RoundsDriver 7 2`): see Documentation/Internals.md
-/// ("Lock acquisitions"). ThreadSanitizer sees the exchange and the store, so no edge of its own
-/// is needed (``Lock`` needs one beside its `Mutex`).
+/// pending promise then completed, `chrt -f 10 RoundsDriver 7 2`, alternating with the `Mutex`
+/// build, 2 runs each): 1,316 → 1,222 ns per chain, 0.72× → 0.67–0.68× NIO; callgrind
+/// `futurelib-map` 14,144 → 13,767 instructions. ThreadSanitizer sees the exchange and the store,
+/// so no edge of its own is needed (``Lock`` needs one beside its `Mutex`).
 ///
 /// Why spinning is fine here: a future's sections are a few dozen instructions, call no user code
 /// and never wait, so a holder that runs releases it at once. A waiter spins briefly, then yields

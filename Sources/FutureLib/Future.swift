@@ -242,17 +242,27 @@ public final class Future<Value: Sendable>: Sendable {
         if !ready.hasAsynchronous {
             // The common case: only `.synchronous` continuations, run in registration order.
             // Moved out of `ready` rather than copied: a continuation holds several references.
-            if let first = ready.first.take() { first.dispatch(result) }
-            for continuation in ready.more { continuation.dispatch(result) }
+            switch ready.take() {
+            case .none: break
+            case .one(let continuation): continuation.dispatch(result)
+            case .many(let continuations): for continuation in continuations { continuation.dispatch(result) }
+            }
             return true
         }
-        if let first = ready.first, !first.isSynchronous { first.dispatch(result) }
-        for continuation in ready.more where !continuation.isSynchronous { continuation.dispatch(result) }
+        var first: Continuation<Value>? = nil
+        var more: [Continuation<Value>] = []
+        switch ready.take() {
+        case .none: break
+        case .one(let continuation): first = continuation
+        case .many(let continuations): more = continuations
+        }
+        if let first, !first.isSynchronous { first.dispatch(result) }
+        for continuation in more where !continuation.isSynchronous { continuation.dispatch(result) }
         while !phase.endDispatching() {
             for continuation in withState({ $0.takeQueued(phase: phase) }) { continuation.dispatch(result) }
         }
-        if let first = ready.first, first.isSynchronous { first.dispatch(result) }
-        for continuation in ready.more where continuation.isSynchronous { continuation.dispatch(result) }
+        if let first, first.isSynchronous { first.dispatch(result) }
+        for continuation in more where continuation.isSynchronous { continuation.dispatch(result) }
         return true
     }
 

@@ -122,7 +122,7 @@ struct Continuation<Value: Sendable>: Sendable {
     }
 
     @inlinable
-    init(target: ContinuationTarget, callback: Callback<Value>) {
+    init(target: consuming ContinuationTarget, callback: consuming Callback<Value>) {
         switch callback {
         case .result(let body): storage = .result(target, body)
         case .value(let body): storage = .value(target, body)
@@ -193,6 +193,10 @@ struct Continuation<Value: Sendable>: Sendable {
         // Consuming, and not a switch over `(storage, result)`: the closure is moved out, not
         // copied (a copy costs a retain and a release per continuation; scenario 2).
         switch (consume self).storage {
+        case .result(.synchronous, let body):
+            // Matched apart: the target is then known to hold no reference, and is not released
+            // (a call per `.synchronous` continuation; scenario 2, `futurelib-map`).
+            body(result)
         case .result(_, let body):
             body(result)
         case .value(_, let body):

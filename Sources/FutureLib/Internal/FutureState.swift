@@ -63,6 +63,16 @@ struct FutureState<Value: Sendable>: Sendable {
             }
         }
 
+        /// Whether every continuation runs on `.synchronous`; matched in place, without copies.
+        @inlinable
+        var allSynchronous: Bool {
+            switch self {
+            case .none: true
+            case .one(let continuation): continuation.isSynchronous
+            case .many(let continuations): continuations.allSatisfy { $0.isSynchronous }
+            }
+        }
+
         /// Adds `continuation` after the others.
         @inlinable
         mutating func append(_ continuation: consuming Continuation<Value>) {
@@ -154,21 +164,30 @@ struct FutureState<Value: Sendable>: Sendable {
         }
     }
 
-    /// The continuations a completion dispatches, in registration order (no array for one).
+    /// The continuations a completion dispatches, in registration order: the `Waiting` itself,
+    /// moved out of the state (for one continuation, no array is made or destroyed: an empty
+    /// `more` array cost a metadata lookup and a release through a value witness per completion;
+    /// scenario 2, `futurelib-map`).
     @usableFromInline
     struct Ready: Sendable {
-        @usableFromInline var first: Continuation<Value>?
-        @usableFromInline var more: [Continuation<Value>]
+        @usableFromInline var waiting: Waiting
         /// Whether some continuation is not on `.synchronous`; the completer then ends its
         /// dispatching (``CompletionPhase/endDispatching()``) after handing those to their
         /// contexts, and dispatches what ``takeQueued(phase:)`` gives it meanwhile.
-        @usableFromInline var hasAsynchronous: Bool
+        @usableFromInline let hasAsynchronous: Bool
 
         @inlinable
-        init(first: Continuation<Value>?, more: [Continuation<Value>], hasAsynchronous: Bool) {
-            self.first = first
-            self.more = more
+        init(waiting: consuming Waiting, hasAsynchronous: Bool) {
+            self.waiting = waiting
             self.hasAsynchronous = hasAsynchronous
+        }
+
+        /// Moves the continuations out, leaving none.
+        @inlinable
+        mutating func take() -> Waiting {
+            let taken = waiting
+            waiting = .none
+            return taken
         }
     }
 
@@ -176,17 +195,10 @@ struct FutureState<Value: Sendable>: Sendable {
     @inlinable
     mutating func complete(with newResult: Result<Value, any Error>, phase: borrowing CompletionPhase) -> Ready? {
         guard let taken = takeWaiting() else { return nil }
-        var first: Continuation<Value>? = nil
-        var more: [Continuation<Value>] = []
-        switch consume taken {
-        case .none: break
-        case .one(let continuation): first = continuation
-        case .many(let continuations): more = continuations
-        }
-        let hasAsynchronous = first.map { !$0.isSynchronous } == true || more.contains { !$0.isSynchronous }
+        let hasAsynchronous = !taken.allSynchronous
         self = FutureState(newResult)
         phase.complete(dispatching: hasAsynchronous)
-        return Ready(first: first, more: more, hasAsynchronous: hasAsynchronous)
+        return Ready(waiting: taken, hasAsynchronous: hasAsynchronous)
     }
 
     /// The continuations registered while the completer was dispatching (``CompletionPhase/queued``),
@@ -217,55 +229,58 @@ struct FutureState<Value: Sendable>: Sendable {
         case queued
     }
 
-    /// Stores a continuation on a pending future. On a complete one, a continuation on a context
-    /// other than `.synchronous` queues behind the completer while it is still dispatching (so a
-    /// serial context sees registration order); any other is dispatched by the caller.
+    /// Stores a continuation on a pending future, taking it out of `continuation`. On a complete
+    /// one, a continuation on a context other than `.synchronous` queues behind the completer while
+    /// it is still dispatching (so a serial context sees registration order); any other is left in
+    /// `continuation` for the caller to dispatch.
+    ///
+    /// The continuation is made by the caller, outside the lock, and moved in: made here from a
+    /// borrowed callback, it was a copy (a retain, and a release of the caller's after the lock;
+    /// scenario 2, `futurelib-map`). `isSynchronous` is its target's, read before it was made.
     @inlinable
     mutating func add(
-        target: ContinuationTarget,
-        callback: Callback<Value>,
+        _ continuation: inout Continuation<Value>?,
+        isSynchronous: Bool,
         phase: borrowing CompletionPhase
     ) -> AddAction {
-        // The continuation is made in each case, not before: on a complete future it is not
-        // stored, and a copy made for nothing costs a retain and a release (scenario 3).
         switch storage {
         case .pending(.none, let site):
             // The common case, a promise's first continuation: no copy of the state's parts.
-            storage = .pending(.one(Continuation(target: target, callback: callback)), site: site)
+            storage = .pending(.one(continuation.take()!), site: site)
         case .pending(var waiting, let site):
             storage = .pending(.none, site: site)  // so that an array is uniquely referenced
-            waiting.append(Continuation(target: target, callback: callback))
+            waiting.append(continuation.take()!)
             storage = .pending(waiting, site: site)
         case .pendingAtBoxedSite(var waiting, let site):
             storage = .pendingAtBoxedSite(.none, site: site)
-            waiting.append(Continuation(target: target, callback: callback))
+            waiting.append(continuation.take()!)
             storage = .pendingAtBoxedSite(waiting, site: site)
         case .queued(var waiting, let queue):
             storage = .queued(.none, on: queue)
-            waiting.append(Continuation(target: target, callback: callback))
+            waiting.append(continuation.take()!)
             storage = .queued(waiting, on: queue)
         // Complete: each case reads its result where it matched it (matching the state again
         // for `result` cost 20 instructions per registration; scenario 3, `futurelib-sequence`).
         // Queued while the completer dispatches only when not `.synchronous`.
         case .succeeded(_, let value):
-            guard !target.isSynchronous, phase.joinDispatching() else {
+            guard !isSynchronous, phase.joinDispatching() else {
                 return .dispatch(.success(value.value(as: Value.self)))
             }
-            storage = .succeededQueuing([Continuation(target: target, callback: callback)], value)
+            storage = .succeededQueuing([continuation.take()!], value)
         case .failed(let error):
-            guard !target.isSynchronous, phase.joinDispatching() else { return .dispatch(.failure(error)) }
-            storage = .failedQueuing([Continuation(target: target, callback: callback)], error)
+            guard !isSynchronous, phase.joinDispatching() else { return .dispatch(.failure(error)) }
+            storage = .failedQueuing([continuation.take()!], error)
         case .succeededQueuing(var queued, let value):
-            guard !target.isSynchronous, phase.joinDispatching() else {
+            guard !isSynchronous, phase.joinDispatching() else {
                 return .dispatch(.success(value.value(as: Value.self)))
             }
             storage = .succeeded(NoContinuations(), value)  // so that the array is uniquely referenced
-            queued.append(Continuation(target: target, callback: callback))
+            queued.append(continuation.take()!)
             storage = .succeededQueuing(queued, value)
         case .failedQueuing(var queued, let error):
-            guard !target.isSynchronous, phase.joinDispatching() else { return .dispatch(.failure(error)) }
+            guard !isSynchronous, phase.joinDispatching() else { return .dispatch(.failure(error)) }
             storage = .failed(error)
-            queued.append(Continuation(target: target, callback: callback))
+            queued.append(continuation.take()!)
             storage = .failedQueuing(queued, error)
             return .queued
         }

@@ -156,8 +156,43 @@ struct FutureAsyncTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(Stress.override == nil ? 3 : 30)))
 struct FutureWaiterCancellationTests {
+    @Test
+    func `a waiter's task cancellation racing completion resumes it exactly once, with the value or CancellationError`()
+        async throws
+    {
+        // The wait's continuation is an unsafe one: a second resume would crash the test run.
+        var outcomes = (values: 0, cancellations: 0)
+        for _ in 0..<Stress.heavy {
+            let promise = Promise<Int>()
+            let waiter = Task { try await promise.future.value() }
+            DispatchQueue.global().async { promise.fulfill(1) }
+            waiter.cancel()
+            switch await waiter.result {
+            case .success(let value):
+                #expect(value == 1)
+                outcomes.values += 1
+            case .failure(let error):
+                #expect(error is CancellationError)
+                outcomes.cancellations += 1
+            }
+            #expect(try await promise.future.value() == 1)  // the future itself is untouched
+        }
+        #expect(outcomes.values + outcomes.cancellations == Stress.heavy)
+    }
+
+    @Test func `value() async returns a value that comes while the task watches for it, or after it suspended`()
+        async throws
+    {
+        // The wait first watches the future briefly (no suspension), then suspends: both ends work.
+        for delay in [0, 2, 50, 2_000] {
+            let promise = Promise<Int>()
+            DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(delay)) { promise.fulfill(delay) }
+            #expect(try await promise.future.value() == delay)
+        }
+    }
+
     @Test func `a cancelled waiter abandons only its own wait: the other waiter and the producer are untouched`()
         async throws
     {

@@ -9,10 +9,11 @@
 /// the wait's allocations (the continuation's callback and its cancellable box).
 ///
 /// What it buys (Benchmarks/Rounds scenario 9-task, one `Future { async }` awaited at a time
-/// against `Task { }`): on this 2-vCPU machine in its slow phases, when a cooperative thread's
-/// wake-up costs 15–20 µs, 18–20 µs → 2–6 µs per round trip; in its fast phases, when that
-/// wake-up costs about a microsecond, unchanged (2.3–2.8 µs). Figures in
-/// Documentation/Internals.md ("The worker pool and `Future { async … }`").
+/// against `Task { }`), with the pool's rule that lets its only awake thread keep spinning (see
+/// ``WorkerPool``, Spinning): in this 2-vCPU machine's slow phases, when a parked thread's wake-up
+/// costs 15–20 µs, 18–20 µs → 3.3 µs per round trip; in its fast phases, when it costs about a
+/// microsecond, 2.3–2.6 µs → 1.7–1.8 µs. Figures in Documentation/Internals.md ("The worker pool
+/// and `Future { async … }`").
 ///
 /// ### When it does not watch
 /// - On one core, where the watcher would only delay the thread that completes the future.

@@ -163,11 +163,18 @@ struct FutureWaiterCancellationTests {
         async throws
     {
         // The wait's continuation is an unsafe one: a second resume would crash the test run.
+        // The two delays vary where the completion and the cancellation land: before the wait,
+        // during its watch, or after it suspended (any order is valid; only the outcome is checked).
         var outcomes = (values: 0, cancellations: 0)
-        for _ in 0..<Stress.heavy {
+        for iteration in 0..<Stress.heavy {
             let promise = Promise<Int>()
             let waiter = Task { try await promise.future.value() }
-            DispatchQueue.global().async { promise.fulfill(1) }
+            let fulfilDelay = Duration.microseconds(iteration % 41)
+            DispatchQueue.global().async {
+                busyWait(fulfilDelay)
+                promise.fulfill(1)
+            }
+            busyWait(.microseconds(iteration * 7 % 53))
             waiter.cancel()
             switch await waiter.result {
             case .success(let value):
@@ -215,4 +222,11 @@ struct FutureWaiterCancellationTests {
         #expect(produced.value == 1)
         #expect(try await future.value() == 7)
     }
+}
+
+/// Spins for `duration`: a delay shorter than a sleep's granularity, to vary a race's interleaving.
+private func busyWait(_ duration: Duration) {
+    let clock = ContinuousClock()
+    let end = clock.now + duration
+    while clock.now < end {}
 }

@@ -7,6 +7,14 @@ extension Future {
     /// let user = try await fetchUser(id).value()
     /// ```
     ///
+    /// ### Waiting
+    /// On a pending future it first watches for the result for at most 20 µs, a bounded spin
+    /// that yields the core between rounds of polls: a result that comes that soon (a
+    /// `Future { async }` that FutureLib's threads finish at once) needs no suspension, whose
+    /// wake-up costs about as much on a virtual machine. It does not watch on one core, on
+    /// FutureLib's own threads, in a cancelled task, or, after a watch that missed, for the
+    /// next 64 waits on the same thread. Then it suspends.
+    ///
     /// ### Cancellation
     /// If the awaiting task is cancelled, this throws `CancellationError` at once and removes its
     /// continuation. Only this wait is abandoned: the future, its other waiters and the work that
@@ -74,10 +82,11 @@ extension Future {
     @inlinable
     func awaitResult(timeout: Duration?, clock: any TimerClock = .system) async throws -> Result<Value, any Error> {
         if let result { return result }
+        guard let timeout else { return try await awaitResult() }
         // One request for both ways the wait can end early (task cancellation and the timeout);
         // cancelling it removes the continuation from the future.
         let waiter = CancellationRequest()
-        if let timeout { waiter.cancel(after: timeout, clock: clock) }
+        waiter.cancel(after: timeout, clock: clock)
         await withTaskCancellationHandler {
             // Unsafe, not checked: the callback below runs exactly once (with the result, or with
             // `CancellationError` when the waiter's token removes it), so the checked
@@ -93,5 +102,63 @@ extension Future {
         if let result { return result }
         if Task.isCancelled { throw CancellationError() }
         throw FutureError.timeout
+    }
+
+    /// ``awaitResult(timeout:clock:)`` without a timeout: the result, or `CancellationError` when
+    /// the task is cancelled first.
+    ///
+    /// Only task cancellation can end this wait early, so it needs no `CancellationRequest`: the
+    /// task's cancellation handler removes the continuation from the future itself, as a token's
+    /// handler would (``CancellableCallback/cancel()``, under the future's lock, so that exactly
+    /// one of completion and cancellation resumes the task). What it buys (Benchmarks/Rounds
+    /// scenario 9-task, one `Future { async }` awaited at a time): the request, its token
+    /// registration and the continuation's own closure context, 3 mallocs per wait.
+    ///
+    /// A watch first: a result that comes within microseconds needs no suspension (``AwaitSpin``).
+    @inlinable
+    func awaitResult() async throws -> Result<Value, any Error> {
+        if AwaitSpin.watch(until: { isCompleted }), let result { return result }
+        let resumer = AwaitingTask()
+        // The callback captures only `resumer`, which is then its closure context: no allocation.
+        let cancellable = CancellableCallback<Value>(.result { _ in resumer.resume() }, of: self)
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation { continuation in
+                // Written before the callback is stored under the future's lock; whoever runs it
+                // took it from there (or is this thread, when the future is already complete).
+                resumer.continuation = continuation
+                // Cancelled before the handler was installed, or before the callback was stored:
+                // the handler found nothing to remove, so remove it here (of two calls, one wins).
+                if add(target: .synchronous, callback: .cancellable(cancellable)), Task.isCancelled {
+                    cancellable.cancel()
+                }
+            }
+        } onCancel: {
+            cancellable.cancel()
+        }
+        // Resumed by completion, or by the cancellation (and then the future may still have won the race).
+        if let result { return result }
+        throw CancellationError()
+    }
+}
+
+/// The suspended task of an `await future.value()`: the callback that the future runs once
+/// (with its result, or with `CancellationError` when the task's cancellation removes it)
+/// resumes it.
+///
+/// Unsafe, not checked: the callback runs exactly once, so the checked continuation's extra
+/// allocation and its resume-once bookkeeping buy nothing here.
+@usableFromInline
+final class AwaitingTask: @unchecked Sendable {
+    // Sendable: `continuation` is written once, by the awaiting thread before it stores the
+    // callback under the future's lock, and read once, by whoever runs the callback, which got it
+    // from the future's state under that lock (or by the awaiting thread itself).
+    @usableFromInline var continuation: UnsafeContinuation<Void, Never>?
+
+    @inlinable
+    init() {}
+
+    @inlinable
+    func resume() {
+        continuation.unsafelyUnwrapped.resume()
     }
 }

@@ -156,8 +156,50 @@ struct FutureAsyncTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(Stress.override == nil ? 3 : 30)))
 struct FutureWaiterCancellationTests {
+    @Test
+    func `a waiter's task cancellation racing completion resumes it exactly once, with the value or CancellationError`()
+        async throws
+    {
+        // The wait's continuation is an unsafe one: a second resume would crash the test run.
+        // The two delays vary where the completion and the cancellation land: before the wait,
+        // during its watch, or after it suspended (any order is valid; only the outcome is checked).
+        var outcomes = (values: 0, cancellations: 0)
+        for iteration in 0..<Stress.heavy {
+            let promise = Promise<Int>()
+            let waiter = Task { try await promise.future.value() }
+            let fulfilDelay = Duration.microseconds(iteration % 41)
+            DispatchQueue.global().async {
+                busyWait(fulfilDelay)
+                promise.fulfill(1)
+            }
+            busyWait(.microseconds(iteration * 7 % 53))
+            waiter.cancel()
+            switch await waiter.result {
+            case .success(let value):
+                #expect(value == 1)
+                outcomes.values += 1
+            case .failure(let error):
+                #expect(error is CancellationError)
+                outcomes.cancellations += 1
+            }
+            #expect(try await promise.future.value() == 1)  // the future itself is untouched
+        }
+        #expect(outcomes.values + outcomes.cancellations == Stress.heavy)
+    }
+
+    @Test func `value() async returns a value that comes while the task watches for it, or after it suspended`()
+        async throws
+    {
+        // The wait first watches the future briefly (no suspension), then suspends: both ends work.
+        for delay in [0, 2, 50, 2_000] {
+            let promise = Promise<Int>()
+            DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(delay)) { promise.fulfill(delay) }
+            #expect(try await promise.future.value() == delay)
+        }
+    }
+
     @Test func `a cancelled waiter abandons only its own wait: the other waiter and the producer are untouched`()
         async throws
     {
@@ -180,4 +222,11 @@ struct FutureWaiterCancellationTests {
         #expect(produced.value == 1)
         #expect(try await future.value() == 7)
     }
+}
+
+/// Spins for `duration`: a delay shorter than a sleep's granularity, to vary a race's interleaving.
+private func busyWait(_ duration: Duration) {
+    let clock = ContinuousClock()
+    let end = clock.now + duration
+    while clock.now < end {}
 }

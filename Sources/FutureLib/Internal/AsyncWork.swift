@@ -53,13 +53,16 @@ enum TaskPlacement: Sendable {
     /// So the task is like `Task.detached`: it does not inherit the caller's priority or
     /// task-local values. Where `Task.immediate` is not available (before macOS 26 and its
     /// siblings), a task created by the caller, preferring the pool.
+    ///
+    /// `body` is `@isolated(any)` (the closures passed here are nonisolated: no isolation), so that
+    /// it reaches `Task.immediate` without a wrapping closure (see ``WorkerPool/Work/task(_:)``).
     @usableFromInline
-    static func startOnPool(_ body: @escaping @Sendable () async -> Void) {
+    static func startOnPool(_ body: @escaping @Sendable @isolated(any) () async -> Void) {
         let pool = WorkerPool.shared
         if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
             pool.submit(.task(body))
         } else {
-            Task(executorPreference: pool) { await body() }
+            Task(executorPreference: pool, operation: body)
         }
     }
 }

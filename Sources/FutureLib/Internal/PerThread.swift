@@ -21,6 +21,8 @@ final class PerThread {
     @exclusivity(unchecked) var deferred = FIFO<@Sendable () -> Void>()
     /// The pool this thread works for, if any.
     @exclusivity(unchecked) var pool: WorkerPool?
+    /// How many more `await future.value()` on this thread skip their watch (``AwaitSpin``).
+    @exclusivity(unchecked) var awaitWatchesToSkip = 0
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()

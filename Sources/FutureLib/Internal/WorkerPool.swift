@@ -36,8 +36,12 @@ import Darwin
 /// threads, among them the one about to submit, running: without it the spin cost more than it
 /// saved there. A spin that sees work sooner than ``quickCatchNanoseconds`` means a burst whose
 /// work arrives about as fast as the pool runs it: spinning then only takes the core from the
-/// thread that submits, so the next thread to run dry sleeps at once. The price is up to 20 µs of
-/// one core each time the pool runs dry. Figures in Documentation/Internals.md ("The worker pool").
+/// thread that submits, so the next thread to run dry sleeps at once, unless it is the only pool
+/// thread awake: then no other thread would see the next job, and a quick catch means one job at a
+/// time handed back and forth with a thread that watches for its result (``AwaitSpin``, an awaited
+/// `Future { async }`); sleeping there cost a kernel wake-up per job (scenario 9-task, 0.5 context
+/// switches per round trip). The price is up to 20 µs of one core each time the pool runs dry.
+/// Figures in Documentation/Internals.md ("The worker pool").
 final class WorkerPool: @unchecked Sendable {
     // Sendable: every mutable property below is read and written only with `lock` held;
     // `submitted` is an atomic.
@@ -46,7 +50,10 @@ final class WorkerPool: @unchecked Sendable {
         case closure(@Sendable () -> Void)
         case job(UnownedJob)
         /// A task to create and start on the thread that takes this (``TaskPlacement/startOnPool(_:)``).
-        case task(@Sendable () async -> Void)
+        /// `@isolated(any)`, the type that `Task.immediate` takes: any other async function type is
+        /// wrapped in one more closure to pass it there, an allocation per task (scenario 9-task:
+        /// 7 → 6 mallocs per round trip).
+        case task(@Sendable @isolated(any) () async -> Void)
     }
 
     static let shared = WorkerPool(runnableThreads: WorkerPool.processorCount)
@@ -74,7 +81,8 @@ final class WorkerPool: @unchecked Sendable {
     /// queue when it stops, so work queued meanwhile signals nobody.
     private var spinning = false
     /// Set when the last spin saw work within ``quickCatchNanoseconds``: work arrives about as
-    /// fast as the pool runs it, so the next thread to run dry sleeps at once (see Spinning).
+    /// fast as the pool runs it, so the next thread to run dry sleeps at once if another pool
+    /// thread is awake (see Spinning).
     private var skipNextSpin = false
     /// Set when work is queued while a thread spins; the spinner polls it without the lock.
     private let submitted = Atomic<Bool>(false)
@@ -173,9 +181,11 @@ final class WorkerPool: @unchecked Sendable {
         lock.lock()
         while true {
             if queue.isEmpty, Self.spinNanoseconds > 0, !spinning {
-                if skipNextSpin {
+                // A burst's quick catch (see Spinning), and another thread awake to take its next job.
+                if skipNextSpin, threads - idle - blocked > 1 {
                     skipNextSpin = false
                 } else {
+                    skipNextSpin = false
                     spinning = true
                     submitted.store(false, ordering: .relaxed)
                     lock.unlock()
@@ -210,22 +220,9 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     /// Polls `submitted` until it is set or ``spinNanoseconds`` have passed; returns how long it
-    /// spun. The clock is read, and the core yielded, once every 64 polls.
+    /// spun (see ``spin(upTo:until:)``).
     private func spinUntilSubmitted() -> Int {
-        var start = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
-        while true {
-            var seen = false
-            for _ in 0..<64 where submitted.load(ordering: .acquiring) {
-                seen = true
-                break
-            }
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let elapsed = (now.tv_sec - start.tv_sec) * 1_000_000_000 + (now.tv_nsec - start.tv_nsec)
-            if seen || elapsed >= Self.spinNanoseconds { return elapsed }
-            sched_yield()  // lets a thread waiting for this core run, the submitter among them
-        }
+        spin(upTo: Self.spinNanoseconds) { submitted.load(ordering: .acquiring) }.elapsed
     }
 
     /// Runs `work` and releases it before returning: the lock is not held then. Releasing a
@@ -238,9 +235,9 @@ final class WorkerPool: @unchecked Sendable {
         case .task(let body):
             if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
                 // Runs `body` here until it first suspends; its later jobs come back as `.job`.
-                Task.immediate(executorPreference: self) { await body() }
+                Task.immediate(executorPreference: self, operation: body)
             } else {
-                Task(executorPreference: self) { await body() }
+                Task(executorPreference: self, operation: body)
             }
         }
     }

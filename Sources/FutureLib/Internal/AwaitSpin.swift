@@ -1,0 +1,55 @@
+/// A short watch for a pending future's result before an `await future.value()` suspends.
+///
+/// A suspended task is resumed through its executor: for a task on Swift's cooperative pool,
+/// the completing thread enqueues it there and the pool wakes one of its parked threads, a kernel
+/// wake-up that costs 5–25 µs on a virtual machine. The `Future { async }` that a task awaits is
+/// often complete within microseconds on FutureLib's pool (its own threads spin between jobs),
+/// so watching for the result for up to ``nanoseconds`` (polling the future's atomic phase,
+/// yielding the core between rounds of polls, see ``spin(upTo:until:)``) saves that wake-up, and
+/// the wait's allocations (the continuation's callback and its cancellable box).
+///
+/// What it buys (Benchmarks/Rounds scenario 9-task, one `Future { async }` awaited at a time
+/// against `Task { }`), with the pool's rule that lets its only awake thread keep spinning (see
+/// ``WorkerPool``, Spinning): in this 2-vCPU machine's slow phases, when a parked thread's wake-up
+/// costs 15–20 µs, 18–20 µs → 3.3 µs per round trip; in its fast phases, when it costs about a
+/// microsecond, 2.3–2.6 µs → 1.7–1.8 µs. Figures in Documentation/Internals.md ("The worker pool
+/// and `Future { async … }`").
+///
+/// ### When it does not watch
+/// - On one core, where the watcher would only delay the thread that completes the future.
+/// - On FutureLib's own threads: a task there suspends and leaves the thread to the pool's jobs,
+///   among them, maybe, the one that completes the future.
+/// - When the task is cancelled (the wait ends at once, as it always did).
+/// - After a watch that missed (the future took longer), for the next ``skipsAfterMiss``
+///   awaits on this thread: a program whose awaited futures take milliseconds spends at most
+///   one watch per that many awaits, about 0.3 µs of a thread per await.
+///
+/// The cost: up to 20 µs of the awaiting thread, which stays busy (with the core yielded between
+/// rounds) instead of running another task; never a wait for anything but the clock.
+@usableFromInline
+enum AwaitSpin: Sendable {
+    /// How long a watch lasts at most; 0 (never) on one core. The pool's spin, for the same
+    /// reason: the wake-up it saves costs about that much.
+    static let nanoseconds = WorkerPool.spinNanoseconds
+
+    /// How many awaits on a thread skip the watch after one that missed.
+    static let skipsAfterMiss = 64
+
+    /// Watches `done` for up to ``nanoseconds``, unless the rules above say not to; returns
+    /// whether it became true.
+    @usableFromInline
+    static func watch(until done: () -> Bool) -> Bool {
+        guard nanoseconds > 0 else { return false }
+        return PerThread.withCurrent { thread in
+            if thread.pool != nil { return false }
+            if thread.awaitWatchesToSkip > 0 {
+                thread.awaitWatchesToSkip -= 1
+                return false
+            }
+            if Task.isCancelled { return false }
+            if spin(upTo: nanoseconds, until: done).seen { return true }
+            thread.awaitWatchesToSkip = skipsAfterMiss
+            return false
+        }
+    }
+}

@@ -1,9 +1,11 @@
 # FutureLib — common tasks. `make help` lists them.
 SWIFT ?= swift
 SWIFT_FORMAT ?= swift-format
+# The C compiler for `make test-wide`'s shim: the system's, else the toolchain's clang.
+SHIM_CC ?= $(shell command -v cc || command -v clang)
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: help build test snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-report bench-callgrind clean \
+.PHONY: help build test test-wide snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-report bench-callgrind clean \
 	integrations-test demo-server
 
 help: ## List the targets
@@ -16,6 +18,11 @@ test: ## Build, compile every ```swift block of the docs, run the test suite; wa
 	$(SWIFT) build --build-tests $(TEST_FLAGS)
 	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py
 	$(SWIFT) test $(TEST_FLAGS)
+
+test-wide: ## The test suite again (after `make test`) as on an 8-processor machine: an LD_PRELOAD shim raises the processor count every part of the process sees (Linux)
+	mkdir -p .build/wide-machine
+	$(SHIM_CC) -shared -fPIC -O2 -o .build/wide-machine/libprocessors.so Scripts/wide-machine/processors.c -ldl
+	LD_PRELOAD=$(CURDIR)/.build/wide-machine/libprocessors.so WIDE_MACHINE_PROCESSORS=8 $(SWIFT) test --skip-build $(TEST_FLAGS)
 
 snippets: ## Compile every ```swift block of README, Documentation/, DocC articles and doc comments (after a build)
 	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py

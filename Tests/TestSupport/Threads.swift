@@ -7,14 +7,36 @@ import Synchronization
 /// Runs `body` on a new Foundation `Thread` and suspends (without blocking a cooperative thread)
 /// until it returns. Every blocking call of the tests goes through here, so a test body never
 /// blocks the cooperative pool.
+///
+/// `body`, and all it captured, is released before the task resumes: a `Thread` keeps its closure
+/// until the thread exits, which may come after the awaiting task already checked that a value it
+/// handed to `body` was deallocated (seen on an 8-core machine, where the task resumes at once).
 @discardableResult
 package func onDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
+    let work = DedicatedThreadWork(body)
+    return await withCheckedContinuation { continuation in
         let thread = Thread {
-            continuation.resume(returning: body())
+            continuation.resume(returning: work.run())
         }
         thread.stackSize = 1 << 20
         thread.start()
+    }
+}
+
+/// The body of a dedicated thread, which the thread releases as soon as it returned.
+// Sendable: `body` is written before `Thread.start()` (which happens before the thread runs) and
+// then read and cleared by that one thread only.
+private final class DedicatedThreadWork<T: Sendable>: @unchecked Sendable {
+    private var body: (@Sendable () -> T)?
+
+    init(_ body: @escaping @Sendable () -> T) {
+        self.body = body
+    }
+
+    /// Runs the body once and releases it (and what it captured) before returning its result.
+    func run() -> T {
+        guard let body = body.take() else { preconditionFailure("a dedicated thread's body runs once") }
+        return body()
     }
 }
 

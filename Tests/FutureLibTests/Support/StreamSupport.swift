@@ -10,6 +10,9 @@ final class StreamRecorder<Value: Sendable>: Sendable {
 
     private let recorded = Locked<[Entry]>([])
     private let finishedPromise = Promise<Void>()
+    /// Fulfilled when the stream released the `onComplete` handler: after its last delivery (on a
+    /// concurrent context the `onFinish` handler, a subscriber of its own, may run before that).
+    private let releasedPromise = Promise<Void>()
 
     init() {}
 
@@ -20,7 +23,10 @@ final class StreamRecorder<Value: Sendable>: Sendable {
         on context: some ExecutionContext = .synchronous,
         cancellationToken: CancellationToken = .none
     ) -> Self {
-        stream.onComplete(on: context, cancellationToken: cancellationToken) { [self] in append($0) }
+        let release = ReleaseSignal(releasedPromise)
+        stream.onComplete(on: context, cancellationToken: cancellationToken) { [self] result in
+            withExtendedLifetime(release) { append(result) }
+        }
         stream.onFinish(on: context) { [finishedPromise] in finishedPromise.fulfill(()) }
         return self
     }
@@ -46,9 +52,24 @@ final class StreamRecorder<Value: Sendable>: Sendable {
 
     var isFinished: Bool { finishedPromise.future.isCompleted }
 
-    /// Suspends until the stream finished (`onFinish` ran).
+    /// Suspends until the stream finished (`onFinish` ran) and every result reached the handler
+    /// (the stream released it).
     func finished() async {
         _ = try? await finishedPromise.future.value()
+        _ = try? await releasedPromise.future.value()
+    }
+}
+
+/// Fulfills a promise when released: tells when a stream let go of a handler that captured it.
+private final class ReleaseSignal: Sendable {
+    private let promise: Promise<Void>
+
+    init(_ promise: Promise<Void>) {
+        self.promise = promise
+    }
+
+    deinit {
+        promise.tryFulfill(())
     }
 }
 

@@ -13,8 +13,15 @@
 /// Registrations are equal when they refer to the same stored handler. A registration returned
 /// for a handler that ran at once or was never stored (``CancellationToken/none``) is inert.
 public struct CancellationRegistration: Sendable, Hashable {
-    let core: CancellationCore?
+    /// The request's core, or for a striped request the stripe that stores the handler (see
+    /// ``RegistrationOwner``); nil when inert.
+    let owner: RegistrationOwner?
     let key: RegistrationList.Key?
+
+    /// The registration of a handler that ran at once or was never stored.
+    static var inert: CancellationRegistration {
+        CancellationRegistration(owner: nil, key: nil)
+    }
 
     /// Removes the handler if it has not started yet.
     ///
@@ -33,11 +40,11 @@ public struct CancellationRegistration: Sendable, Hashable {
     @discardableResult
     public func unregister() -> Bool {
         guard let key else { return false }
-        // Optional chaining on the stored core, not `guard let core`: the binding made a copy, a
-        // retain and a release of the core around the call: 47 instructions of 355 (callgrind
-        // `cancellation-register`), and on a token that threads share two atomic writes to the
-        // core's one cache line, which the threads pass back and forth (benchmark scenario 11-2).
-        return core?.unregister(key) ?? false
+        // Optional chaining on the stored owner, not `guard let owner`: the binding made a copy, a
+        // retain and a release around the call: 47 instructions of 355 (callgrind
+        // `cancellation-register`), and on a token that threads share two atomic writes to one
+        // cache line, which the threads pass back and forth (benchmark scenario 11-2).
+        return owner?.removeHandler(key) ?? false
     }
 
     /// Removes the handler, and if it is running on another thread right now, waits until it returned.
@@ -59,7 +66,7 @@ public struct CancellationRegistration: Sendable, Hashable {
     ///   example), it returns at once instead of waiting for itself.
     public func unregisterAndWait() {
         guard let key else { return }
-        core?.unregisterAndWait(key)  // as in `unregister()`: no copy of the core
+        owner?.removeHandlerAndWait(key)  // as in `unregister()`: no copy of the owner
     }
 
     /// Whether two registrations refer to the same stored handler.
@@ -77,7 +84,7 @@ public struct CancellationRegistration: Sendable, Hashable {
     ///   - rhs: Another registration.
     /// - Returns: `true` when both refer to the same handler of the same request.
     public static func == (lhs: CancellationRegistration, rhs: CancellationRegistration) -> Bool {
-        lhs.core === rhs.core && lhs.key == rhs.key
+        lhs.owner === rhs.owner && lhs.key == rhs.key
     }
 
     /// Hashes the identity that equality compares.
@@ -91,7 +98,7 @@ public struct CancellationRegistration: Sendable, Hashable {
     ///
     /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(core.map(ObjectIdentifier.init))
+        hasher.combine(owner.map(ObjectIdentifier.init))
         hasher.combine(key)
     }
 }

@@ -93,10 +93,9 @@ public struct CancellationToken: Sendable, Hashable {
     /// - Returns: A registration that can remove the handler in O(1) if the work finishes first.
     @discardableResult
     public func onCancel(_ handler: @escaping @Sendable () -> Void) -> CancellationRegistration {
-        guard let core, let key = core.register(handler) else {
-            return CancellationRegistration(core: nil, key: nil)
-        }
-        return CancellationRegistration(core: core, key: key)
+        // Optional chaining, not `guard let core`: the binding copies the core, a retain and a
+        // release around the call (on a shared token, two writes to the core's line: scenario 11-2).
+        core?.register(handler) ?? .inert
     }
 
     /// Throws `CancellationError` when cancellation has been requested.

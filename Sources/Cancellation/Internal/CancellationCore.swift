@@ -4,8 +4,10 @@ import Synchronization
 /// The shared heart of a request: what its tokens and registrations point at.
 ///
 /// The request owns the core; tokens and registrations hold it too, but never the request, so a
-/// request is deallocated as soon as its owner lets go. A pending timer and the links on a linked
-/// request's sources reach the core only weakly: they keep it cancellable, never alive.
+/// request is deallocated as soon as its owner lets go. (A registration stored in a stripe holds
+/// the stripe instead, unless the request has a timer or links: see ``RegistrationOwner``.) A
+/// pending timer and the links on a linked request's sources reach the core only weakly: they keep
+/// it cancellable, never alive.
 ///
 /// - When the request is deallocated and no timer or link can cancel it any more, the core becomes
 ///   `abandoned`: ``CancellationToken/canBeCancelled`` turns false and every stored handler is
@@ -13,16 +15,11 @@ import Synchronization
 /// - When the core itself is deallocated (the request and every token and registration of it are
 ///   gone, so nothing can observe it), its timer is stopped and its links are removed from the
 ///   sources at once: nothing that can no longer be observed is kept.
-final class CancellationCore: Sendable {
+final class CancellationCore: RegistrationOwner, @unchecked Sendable {
+    // Sendable: every stored property is (a lock and atomics); unchecked only because its base
+    // class, ``RegistrationOwner``, is.
     typealias Handler = RegistrationList.Handler
 
-    /// The stamps of the handlers stored in stripes (see ``RegistrationStripes``). The first stored
-    /// property, so that for 3 cores in 4 (malloc aligns them to 16 bytes) it shares the 64-byte
-    /// line of the object's reference count, which every registration writes anyway (it holds the
-    /// core): on a token that threads share, the increment rides on the line that moves between
-    /// them for the retain, instead of moving a line of its own (benchmark scenario 11-2: 7.4× →
-    /// 3.7× in the same, loaded, runs). Costs no heap bytes: the core stays in a 128-byte chunk.
-    private let stamps = Atomic<UInt64>(0)
     private let state = Lock(CancellationState())
     /// Bit 0 (``requestedBit``) mirrors "phase is cancelling or cancelled", so that
     /// `isCancellationRequested` costs one load. The other bits are the address of the request's
@@ -40,7 +37,7 @@ final class CancellationCore: Sendable {
     /// Mirrors "phase is abandoned".
     private let abandoned = Atomic<Bool>(false)
 
-    init() {}
+    override init() {}
 
     deinit {
         let flags = flags.load(ordering: .relaxed)
@@ -84,7 +81,7 @@ final class CancellationCore: Sendable {
     // MARK: - Registration
 
     /// Stores `handler`, or runs it at once when cancellation was already requested.
-    /// Returns the key it is stored under, or nil when it ran or was dropped.
+    /// Returns its registration, inert when it ran or was dropped.
     ///
     /// A request starts with one list behind one lock, which a token used from one thread at a time
     /// needs (callgrind `cancellation-register`). Registrations that find that lock taken count
@@ -92,7 +89,7 @@ final class CancellationCore: Sendable {
     /// benchmark scenario 11-2). What that costs here: a try-lock in place of the lock; the stripes
     /// are checked by the same load and branch as cancellation.
     @inline(__always)  // into `onCancel`, as it was before the striped path made it bigger (callgrind: 29 instructions)
-    func register(_ handler: @escaping Handler) -> RegistrationList.Key? {
+    func register(_ handler: @escaping Handler) -> CancellationRegistration {
         // Acquiring: sees the stripes initialized, and what the canceller did before `cancel()`.
         let flags = flags.load(ordering: .acquiring)
         if flags != 0 { return register(handler, flags: flags) }
@@ -101,21 +98,21 @@ final class CancellationCore: Sendable {
         }
         switch action {
         case .stored(let key):
-            return key
+            return CancellationRegistration(owner: self, key: key)
         case .runNow:
             handler()
-            return nil
+            return .inert
         case .drop:
-            return nil
+            return .inert
         }
     }
 
     /// `register` when cancellation was requested (run the handler now) or the request has stripes.
     @inline(never)
-    private func register(_ handler: @escaping Handler, flags: UInt) -> RegistrationList.Key? {
+    private func register(_ handler: @escaping Handler, flags: UInt) -> CancellationRegistration {
         if flags & Self.requestedBit != 0 {
             handler()
-            return nil
+            return .inert
         }
         return registerInStripe(handler, stripes: Self.stripes(in: flags).unsafelyUnwrapped)
     }
@@ -124,17 +121,17 @@ final class CancellationCore: Sendable {
     /// threshold gives the request its stripes. Out of line, to keep `register` small enough to be
     /// inlined into `onCancel`.
     @inline(never)
-    private func registerContended(_ handler: @escaping Handler) -> RegistrationList.Key? {
+    private func registerContended(_ handler: @escaping Handler) -> CancellationRegistration {
         switch state.withLock({ $0.registerContended(handler) }) {
         case .registered(.stored(let key)):
-            return key
+            return CancellationRegistration(owner: self, key: key)
         case .registered(.runNow):
             handler()
-            return nil
+            return .inert
         case .registered(.drop):
-            return nil
+            return .inert
         case .stripe:
-            let new = RegistrationStripes()  // allocated outside the lock
+            let new = RegistrationStripes(core: self)  // allocated outside the lock
             guard stripe(with: new) else { return register(handler) }  // no longer active: runs or is dropped
             return registerInStripe(handler)
         }
@@ -145,7 +142,8 @@ final class CancellationCore: Sendable {
     private func stripe(with new: RegistrationStripes) -> Bool {
         state.withLock { state in
             switch state.stripe() {
-            case .install:
+            case .install(let hasAttachments):
+                if hasAttachments { new.pin(self) }  // see `pinStripes()`
                 // Releasing: a thread that loads the address sees the stripes initialized. Retained
                 // here, released by `deinit`. Stored under the lock: once, by the installing thread.
                 let address = UInt(bitPattern: Unmanaged.passRetained(new).toOpaque())
@@ -161,36 +159,43 @@ final class CancellationCore: Sendable {
 
     /// Stores `handler` in the stripe of this thread's processor, once the request has stripes.
     @inline(never)
-    private func registerInStripe(_ handler: @escaping Handler) -> RegistrationList.Key? {
+    private func registerInStripe(_ handler: @escaping Handler) -> CancellationRegistration {
         registerInStripe(handler, stripes: cachedStripes.unsafelyUnwrapped)
     }
 
     /// The striped path of `onCancel`, inlined into its callers: one call less per registration
-    /// (scenario 11-2: each nanosecond here is about 3 % of the ratio).
+    /// (scenario 11-2: each nanosecond here is about 3 % of the ratio). The registration holds the
+    /// stripe, not this core (see ``RegistrationOwner``).
     @inline(__always)
     private func registerInStripe(
         _ handler: @escaping Handler,
         stripes: Unmanaged<RegistrationStripes>
-    ) -> RegistrationList.Key? {
-        let key = stripes._withUnsafeGuaranteedRef { $0.append(handler, stamp: nextStamp(), inStripe: $0.currentIndex) }
-        return key ?? closedStripe(handler)
+    ) -> CancellationRegistration {
+        stripes._withUnsafeGuaranteedRef { stripes in
+            let stripe = stripes.current
+            guard let key = stripe.append(handler, count: stripes.nextStamp()) else { return closedStripe(handler) }
+            return registration(key, in: stripe)
+        }
     }
 
-    /// A stamp for a handler stored in a stripe. Relaxed: the read-modify-writes of one atomic are
-    /// totally ordered, in an order consistent with happens-before, which is all that newest-first
-    /// needs (see ``RegistrationStripes``).
-    private func nextStamp() -> UInt64 {
-        stamps.wrappingAdd(1, ordering: .relaxed).newValue
+    /// The registration of `key`, stored in `stripe`: it holds the stripe, or this core when the
+    /// request has a timer or links (``RegistrationStripe``, "Lifetime").
+    @inline(__always)
+    private func registration(_ key: RegistrationList.Key, in stripe: RegistrationStripe) -> CancellationRegistration {
+        RegistrationStripes.isStripeOwned(key)
+            ? CancellationRegistration(owner: stripe, key: key) : CancellationRegistration(owner: self, key: key)
     }
 
     /// A stripe was closed: the request was cancelled (marked before its stripes were closed: run
     /// the handler now, on this thread) or can no longer be cancelled (drop it).
-    private func closedStripe(_ handler: Handler) -> RegistrationList.Key? {
+    private func closedStripe(_ handler: Handler) -> CancellationRegistration {
         if isCancellationRequested { handler() }
-        return nil
+        return .inert
     }
 
-    /// Removes the handler stored under `key`. True exactly when it had not started.
+    /// Removes the handler stored under `key`, a key whose registration holds this core (one of the
+    /// request's own list, or of a stripe once the request has a timer or links). True exactly when
+    /// it had not started.
     func unregister(_ key: RegistrationList.Key) -> Bool {
         if RegistrationStripes.isStriped(key) { return unregisterFromStripe(key) }
         let action = state.withLock { $0.unregister(key) }
@@ -201,32 +206,33 @@ final class CancellationCore: Sendable {
     /// `unregister` for a key of a stripe. Out of line, to keep `unregister` small.
     @inline(never)
     private func unregisterFromStripe(_ key: RegistrationList.Key) -> Bool {
-        // The handler is released here, outside every lock. Not through `takeFromStripe`: its enum,
-        // which carries the handler out, costs a copy (scenario 11-2).
+        // The handler is released here, outside every lock.
         let removed = cachedStripes.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.remove(key) }
         return removed != nil
     }
 
-    /// Takes the handler stored under `key` out of its list, or says why it is not there.
-    private func take(_ key: RegistrationList.Key) -> CancellationState.UnregisterAction {
-        guard RegistrationStripes.isStriped(key) else { return state.withLock { $0.unregister(key) } }
-        return takeFromStripe(key)
-    }
-
-    /// `take` for a key of a stripe (so the request has stripes). A striped cancellation takes each
-    /// handler out of its stripe while holding the request's lock, and marks it running in the same
-    /// section: when the handler is no longer in its stripe, that lock tells "running" from "gone".
-    private func takeFromStripe(_ key: RegistrationList.Key) -> CancellationState.UnregisterAction {
-        let removed = cachedStripes.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.remove(key) }
-        if let handler = removed { return .removed(handler) }  // released here, outside every lock
-        guard isCancellationRequested else { return .gone }
-        return state.withLock { $0.isRunning(key) } ? .running : .gone
-    }
-
     /// Like `unregister`, and when the handler is running on another thread, waits until it returned.
     func unregisterAndWait(_ key: RegistrationList.Key) {
-        let action = take(key)
-        guard case .running = action else { return }
+        if RegistrationStripes.isStriped(key) {
+            let removed = cachedStripes.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.remove(key) }
+            if removed == nil { waitForStripedHandler(key) }  // else released here, outside every lock
+            return
+        }
+        guard case .running = state.withLock({ $0.unregister(key) }) else { return }
+        waitForRunningHandler(key)
+    }
+
+    /// ``RegistrationStripe/unregisterAndWait(_:)`` for a handler no longer in its stripe: waits if
+    /// it is the one running. A striped cancellation takes each handler out of its stripe while
+    /// holding the request's lock, and marks it running in the same section: so that lock tells
+    /// "running" from "gone".
+    func waitForStripedHandler(_ key: RegistrationList.Key) {
+        guard isCancellationRequested, state.withLock({ $0.isRunning(key) }) else { return }
+        waitForRunningHandler(key)
+    }
+
+    /// Waits until the handler stored under `key`, running on another thread, returned.
+    private func waitForRunningHandler(_ key: RegistrationList.Key) {
         let semaphore = DispatchSemaphore(value: 0)
         let caller = ThreadIdentity.current
         let mustWait = state.withLock { $0.waitForRunningHandler(key, semaphore: semaphore, caller: caller) }
@@ -368,10 +374,24 @@ final class CancellationCore: Sendable {
             links.append(source.onCancel { link.fire() })
         }
         // Cancelled meanwhile (an already cancelled source): remove the links stored so far.
-        if let removed = state.withLock({ $0.install(links: links) }) {
+        let removed = state.withLock { state in
+            let removed = state.install(links: links)
+            if state.hasAttachments { pinStripes() }
+            return removed
+        }
+        if let removed {
             for link in removed { link.unregister() }
         }
         // Our reference to `link` ends here: if no source stored it, it reports `linkReleased()` now.
+    }
+
+    /// The request has a timer or links now, which can cancel it after the request object is gone,
+    /// for as long as a token or registration of it observes it: from now on striped registrations
+    /// hold this core, and the stripes keep it for those from before (``RegistrationStripe``,
+    /// "Lifetime"). Called with the state's lock held; stripes installed later are pinned as they
+    /// are installed (``stripe(with:)``).
+    private func pinStripes() {
+        cachedStripes?._withUnsafeGuaranteedRef { $0.pin(self) }
     }
 
     // MARK: - Timer
@@ -388,7 +408,11 @@ final class CancellationCore: Sendable {
             timer.reschedule(after: delay)
         case .create(let clock):
             let timer = clock.makeTimer(after: delay) { [weak self] in self?.cancel() }
-            let stale = state.withLock { $0.install(timer, on: clock) }
+            let stale = state.withLock { state in
+                let stale = state.install(timer, on: clock)
+                if state.hasAttachments { pinStripes() }
+                return stale
+            }
             stale?.cancel()
         }
     }
@@ -397,7 +421,7 @@ final class CancellationCore: Sendable {
 
     /// Gives the request its stripes now, as contention would (for tests); false when it is no longer active.
     func stripeForTesting() -> Bool {
-        stripe(with: RegistrationStripes())
+        stripe(with: RegistrationStripes(core: self))
     }
 
     /// Whether the request has stripes.
@@ -407,16 +431,17 @@ final class CancellationCore: Sendable {
 
     /// `register` into stripe `index` (modulo their count) of a request with stripes, whichever
     /// processor this thread runs on: for tests of the order across stripes.
-    func register(_ handler: @escaping Handler, inStripe index: Int) -> RegistrationList.Key? {
+    func register(_ handler: @escaping Handler, inStripe index: Int) -> CancellationRegistration {
         if isCancellationRequested {
             handler()
-            return nil
+            return .inert
         }
-        guard let stripes = cachedStripes else { preconditionFailure("the request has no stripes") }
-        let key = stripes._withUnsafeGuaranteedRef {
-            $0.append(handler, stamp: nextStamp(), inStripe: index % RegistrationStripes.count)
+        guard let stripes = cachedStripes?.takeUnretainedValue() else {
+            preconditionFailure("the request has no stripes")
         }
-        return key ?? closedStripe(handler)
+        let stripe = stripes.stripe(index)
+        guard let key = stripe.append(handler, count: stripes.nextStamp()) else { return closedStripe(handler) }
+        return registration(key, in: stripe)
     }
 
     /// How many handlers are stored on this core right now (O(n)): for the tests that check that

@@ -90,8 +90,9 @@ struct CancellationState {
     }
 
     enum StripeAction {
-        /// Publish the new stripes: the request has them from now on.
-        case install
+        /// Publish the new stripes: the request has them from now on. With a timer or links, the
+        /// registrations stored in them must hold the core (``RegistrationStripe``, "Lifetime").
+        case install(hasAttachments: Bool)
         /// Another thread gave the request its stripes first: use those.
         case installed
         /// The request is no longer active: register as usual (the handler runs at once or is dropped).
@@ -103,8 +104,11 @@ struct CancellationState {
         guard case .active = phase else { return .inactive }
         if isStriped { return .installed }
         isStriped = true
-        return .install
+        return .install(hasAttachments: hasAttachments)
     }
+
+    /// Whether the request has a timer or links (or had them, while still active).
+    var hasAttachments: Bool { attachments != nil }
 
     enum UnregisterAction {
         /// The handler was removed before it started; release it outside the lock.

@@ -27,10 +27,7 @@ extension CancellationToken {
     /// processor this thread runs on: for tests of the order across stripes.
     @discardableResult
     package func onCancel(inStripe index: Int, _ handler: @escaping @Sendable () -> Void) -> CancellationRegistration {
-        guard let core, let key = core.register(handler, inStripe: index) else {
-            return CancellationRegistration(core: nil, key: nil)
-        }
-        return CancellationRegistration(core: core, key: key)
+        core?.register(handler, inStripe: index) ?? .inert
     }
 }
 

@@ -102,6 +102,9 @@ struct RegistrationList {
         return Key(slot: index, generation: slots[Int(index)].generation)
     }
 
+    /// Whether no handler is stored: O(1).
+    var isEmpty: Bool { newest == Self.nil32 }
+
     /// How many handlers are stored, counted by walking the list: O(n), for tests only.
     func countStored() -> Int {
         var count = 0

@@ -8,7 +8,9 @@ import Synchronization
 /// unregistering on one shared token, against a token each): with one list behind one lock the two
 /// threads take turns on that lock and its cache line, about 10 times the cost of a token each.
 /// Here each processor has a list behind a lock of its own (a ``SpinLock``), on a cache line of its own, so two
-/// threads that run at the same moment touch different lines.
+/// threads that run at the same moment touch different lines. A registration holds its stripe
+/// (a ``RegistrationStripe``), not the core, unless the request has a timer or links: the core's
+/// reference count is not written either.
 ///
 /// A request starts without stripes and gets them only once its lock was seen contended
 /// (``CancellationCore``): a token used from one thread at a time pays nothing for them.
@@ -18,36 +20,33 @@ import Synchronization
 /// - Exactly once: cancelling or abandoning the request closes every stripe under its lock; a
 ///   closed stripe stores nothing, so a handler is either in a list the canceller collects, or
 ///   runs (or is dropped) in `onCancel`.
-/// - Newest first: every handler stored in a stripe gets a stamp from one atomic counter (the
-///   core's, see ``CancellationCore``). The
+/// - Newest first: every handler stored in a stripe gets a stamp from one atomic counter. The
 ///   read-modify-writes of one atomic are totally ordered, in an order that agrees with
 ///   happens-before, so a registration that happened before another has a smaller stamp; a
-///   cancellation merges the stripes' lists by stamp. (The request's own list holds only handlers
+///   cancellation merges the stripes' lists by stamp. This counter is the one line that every
+///   striped registration still writes: a stamp that orders registrations by happens-before must
+///   depend on what every earlier registration wrote, whichever stripe it used (per-stripe
+///   counters cannot see a registration on another stripe that happened before through the
+///   caller's own synchronization). It has a line of its own, so that nothing else read or
+///   written per registration moves with it. (The request's own list holds only handlers
 ///   that no striped one happened before; they run after the striped ones, see ``CancellationCore``.)
 final class RegistrationStripes: @unchecked Sendable {
-    // Sendable: the memory is `count` stripes, each reached only while holding its lock; the
-    // pointer itself never changes.
+    // Sendable: every field is a constant; the stripes are Sendable, the stamp counter is atomic.
     typealias Handler = RegistrationList.Handler
     typealias Key = RegistrationList.Key
 
-    /// One list and whether it still stores, behind its stripe's lock.
-    struct Stripe {
-        var list = RegistrationList()
-        var isClosed = false
-    }
-
-    /// Bytes per stripe: two 64-byte lines, since x86 processors fetch lines in adjacent pairs. Two
-    /// stripes' locks never share a line (false sharing would bring the contention back).
-    private static let lineSize = 128
-    /// Where a stripe's `Stripe` starts in its line, after its lock.
-    private static let stripeOffset = 16
-
-    /// Stripe `i`'s lock at `i * lineSize`, and its `Stripe` at `i * lineSize + stripeOffset`.
-    private let memory: UnsafeMutableRawPointer
+    /// The stripes, `count` of them, in a 128-byte line of their own (read by every registration,
+    /// written by none).
+    private let stripes: UnsafeMutablePointer<RegistrationStripe>
+    /// The stamp counter, alone in a 128-byte line (the one line every striped registration writes).
+    private let stamps: UnsafeMutablePointer<Atomic<UInt64>>
     /// `count - 1`; `count` is a power of two.
     private let mask: UInt
     /// ``CurrentProcessor/schedGetCPU``, read once here rather than through a lazy global per call.
     private let schedGetCPU: (@convention(c) () -> Int32)?
+    /// Keeps the fields above, read by every registration, off the lines of whatever malloc places
+    /// next (the stripes are allocated right after this object, and registrations write their headers).
+    private let padding: SIMD16<UInt64> = .zero
 
     /// The number of stripes: the processors online rounded up to a power of two, from 2 to 8 (the
     /// top 4 bits of a key's slot name the stripe, 1 to 15).
@@ -57,39 +56,27 @@ final class RegistrationStripes: @unchecked Sendable {
         return count
     }()
 
-    init() {
+    private static let lineSize = 128
+
+    /// Stripes for `core`'s registrations.
+    init(core: CancellationCore) {
         let count = Self.count
-        memory = .allocate(byteCount: count * Self.lineSize, alignment: Self.lineSize)
-        assert(
-            Self.stripeOffset >= MemoryLayout<SpinLock>.size && Self.stripeOffset % MemoryLayout<Stripe>.alignment == 0
-        )
-        assert(Self.stripeOffset + MemoryLayout<Stripe>.size <= Self.lineSize)
-        for index in 0..<count {
-            let line = memory + index * Self.lineSize
-            line.bindMemory(to: SpinLock.self, capacity: 1).initialize(to: SpinLock())
-            (line + Self.stripeOffset).bindMemory(to: Stripe.self, capacity: 1).initialize(to: Stripe())
-        }
+        assert(count * MemoryLayout<RegistrationStripe>.stride <= Self.lineSize)
+        stripes = UnsafeMutableRawPointer.allocate(byteCount: Self.lineSize, alignment: Self.lineSize)
+            .bindMemory(to: RegistrationStripe.self, capacity: count)
+        for index in 0..<count { (stripes + index).initialize(to: RegistrationStripe(index: index, core: core)) }
+        stamps = UnsafeMutableRawPointer.allocate(byteCount: Self.lineSize, alignment: Self.lineSize)
+            .bindMemory(to: Atomic<UInt64>.self, capacity: 1)
+        stamps.initialize(to: Atomic(0))
         mask = UInt(count - 1)
         schedGetCPU = CurrentProcessor.schedGetCPU
     }
 
     deinit {
-        for index in 0..<Self.count {
-            let line = memory + index * Self.lineSize
-            line.assumingMemoryBound(to: SpinLock.self).deinitialize(count: 1)
-            (line + Self.stripeOffset).assumingMemoryBound(to: Stripe.self).deinitialize(count: 1)
-        }
-        memory.deallocate()
-    }
-
-    /// Runs `body` on stripe `index` while holding its lock. Never call user code from `body`.
-    @inline(__always)
-    private func withStripe<Result>(_ index: Int, _ body: (inout Stripe) -> Result) -> Result {
-        let line = memory + index * Self.lineSize
-        let lock = line.assumingMemoryBound(to: SpinLock.self)
-        lock.pointee.lock()
-        defer { lock.pointee.unlock() }
-        return body(&(line + Self.stripeOffset).assumingMemoryBound(to: Stripe.self).pointee)
+        stripes.deinitialize(count: Self.count)
+        stripes.deallocate()
+        stamps.deinitialize(count: 1)
+        stamps.deallocate()
     }
 
     /// Whether `key` lives in a stripe (and not in the request's own list).
@@ -98,70 +85,64 @@ final class RegistrationStripes: @unchecked Sendable {
         key.slot >> 28 != 0
     }
 
+    /// Whether `key` lives in a stripe and its registration holds the stripe: its stamp (whose low
+    /// half is the key's generation) is even. (Odd: it holds the core, see ``RegistrationStripe``.)
+    @inline(__always)
+    static func isStripeOwned(_ key: Key) -> Bool {
+        isStriped(key) && key.generation & 1 == 0
+    }
+
     /// The stripe of the calling thread's processor.
-    var currentIndex: Int {
-        Int(truncatingIfNeeded: CurrentProcessor.index(using: schedGetCPU) & mask)
+    var current: RegistrationStripe {
+        stripes[Int(truncatingIfNeeded: CurrentProcessor.index(using: schedGetCPU) & mask)]
     }
 
-    /// Stores `handler` under `stamp` in stripe `index` (``currentIndex``, or any, for tests); nil
-    /// when the stripes are closed.
-    ///
-    /// The stamp is taken before the stripe's lock, to keep the section short: the stamps, not the
-    /// list's own order, order the handlers at cancellation.
-    @inline(__always)  // into the core's striped `onCancel` path: one call less (scenario 11-2)
-    func append(_ handler: @escaping Handler, stamp: UInt64, inStripe index: Int) -> Key? {
-        let key = withStripe(index) { stripe -> Key? in
-            guard !stripe.isClosed else { return nil }
-            return stripe.list.append(handler, stamp: stamp)
-        }
-        guard var key else { return nil }
-        key.slot |= UInt32(index + 1) << 28
-        return key
+    /// Stripe `index` (modulo ``count``), whichever processor this thread runs on: for tests.
+    func stripe(_ index: Int) -> RegistrationStripe {
+        stripes[index % Self.count]
     }
 
-    /// A removed handler, in a named type: a bare closure crossing `withStripe`'s generic result is
-    /// wrapped in a heap-allocated thunk.
-    private struct Removed {
-        var handler: Handler?
+    /// A count for the stamp of a handler stored in a stripe (``RegistrationStripe/append(_:count:)``,
+    /// which adds the owner bit). Relaxed: the read-modify-writes of one atomic are
+    /// totally ordered, in an order consistent with happens-before, which is all that newest-first
+    /// needs. Taken before the stripe's lock, to keep the section short: the stamps, not the
+    /// lists' own order, order the handlers at cancellation.
+    @inline(__always)
+    func nextStamp() -> UInt64 {
+        stamps.pointee.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
-    /// Removes the handler stored under `key`, a striped key, if it is still there.
-    @inline(__always)  // into the core's striped `unregister` path: one call less (scenario 11-2)
+    /// Removes the handler stored under `key`, a striped key, if it is still there (cancellation).
     func remove(_ key: Key) -> Handler? {
-        let local = Key(slot: key.slot & UInt32(RegistrationList.maximumCount - 1), generation: key.generation)
-        return withStripe(Int(key.slot >> 28) - 1) { Removed(handler: $0.list.remove(local)) }.handler
+        stripes[Int(key.slot >> 28) - 1].remove(key)
     }
 
     /// Closes every stripe, each under its lock (cancellation), and returns the stamp and key of every
     /// handler stored, newest first. The handlers stay in their lists, where an `unregister` can
-    /// still remove them until the canceller takes each out (``remove(_:)``).
+    /// still remove them until the canceller takes each out (``remove(_:)``). The stripes' pins on
+    /// the core are released here, outside every lock: the cancelling thread holds the core.
     func close() -> [RegistrationList.StampedKey] {
         var entries: [RegistrationList.StampedKey] = []
-        for index in 0..<Self.count {
-            withStripe(index) { stripe in
-                stripe.isClosed = true
-                stripe.list.stampsAndKeys(into: &entries, stripeBits: UInt32(index + 1) << 28)
-            }
-        }
+        var unpinned: [CancellationCore?] = []
+        for index in 0..<Self.count { unpinned.append(stripes[index].close(into: &entries)) }
         entries.sort { $0.stamp > $1.stamp }
         return entries
     }
 
-    /// Closes every stripe and takes its list: the caller drops them outside every lock, which
+    /// Closes every stripe and takes its list and pin: the caller drops them outside every lock, which
     /// releases the handlers still stored (the request can no longer be cancelled) and the slabs.
-    func closeAndTake() -> [RegistrationList] {
-        (0..<Self.count).map { index in
-            withStripe(index) { stripe in
-                stripe.isClosed = true
-                var taken = RegistrationList()
-                swap(&taken, &stripe.list)
-                return taken
-            }
-        }
+    func closeAndTake() -> [RegistrationStripe.Taken] {
+        (0..<Self.count).map { stripes[$0].closeAndTake() }
+    }
+
+    /// From now on every stripe keeps `core` while it stores handlers (the request got a timer or
+    /// links: see ``RegistrationStripe``). Called with the request's lock held.
+    func pin(_ core: CancellationCore) {
+        for index in 0..<Self.count { stripes[index].pin(core) }
     }
 
     /// How many handlers the stripes store: O(n), for tests and debug descriptions.
     var registrationCount: Int {
-        (0..<Self.count).reduce(0) { count, index in count + withStripe(index) { $0.list.countStored() } }
+        (0..<Self.count).reduce(0) { count, index in count + stripes[index].registrationCount }
     }
 }

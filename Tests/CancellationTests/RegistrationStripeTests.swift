@@ -1,0 +1,96 @@
+import Cancellation
+import TestSupport
+import Testing
+
+/// What a registration stored in a stripe holds (`RegistrationStripe`): the stripe, so that threads
+/// sharing a token do not write the request's reference count, or the request's core once it has a
+/// timer or links. Either way a registration behaves as one on the request's own list: it can be
+/// unregistered after the request and its tokens are gone, and it keeps a request with a timer
+/// cancellable while it lives.
+@Suite(.timeLimit(.minutes(1)))
+struct RegistrationStripeTests {
+    @Test func `a striped registration still answers once the request and every token are gone`() {
+        let deinits = DeinitCounter()
+        var request: CancellationRequest? = CancellationRequest()
+        var token: CancellationToken? = request!.token
+        #expect(token!.stripeRegistrations())
+        let tracked = deinits.make()
+        let registration = token!.onCancel(inStripe: 1) { tracked.touch() }
+        _ = consume tracked
+        request = nil  // can no longer be cancelled: the handler is dropped
+        token = nil
+        #expect(deinits.deallocated == 1)
+        #expect(!registration.unregister())
+        registration.unregisterAndWait()  // returns at once: nothing runs it
+        #expect(registration == registration)
+    }
+
+    @Test func `registrations in one stripe are equal only to themselves`() {
+        let request = CancellationRequest()
+        #expect(request.token.stripeRegistrations())
+        let first = request.token.onCancel(inStripe: 0) {}
+        let second = request.token.onCancel(inStripe: 0) {}
+        let elsewhere = request.token.onCancel(inStripe: 1) {}
+        #expect(first == first)
+        #expect(first != second)
+        #expect(first != elsewhere)
+        #expect(Set([first, second, elsewhere, first]).count == 3)
+        #expect(second.unregister())
+        #expect(!second.unregister())
+        request.cancel()
+        #expect(!first.unregister())
+    }
+
+    @Test func `with a timer, a striped registration keeps the request cancellable once it and its tokens are gone`() {
+        let clock = ManualClock()
+        let runs = Counter()
+        var request: CancellationRequest? = CancellationRequest(cancelAfter: .seconds(10), clock: clock)
+        var token: CancellationToken? = request!.token
+        #expect(token!.stripeRegistrations())
+        let registration = token!.onCancel(inStripe: 1) { runs.increment() }
+        request = nil
+        token = nil
+        clock.advance(by: .seconds(10))
+        #expect(runs.value == 1)
+        #expect(!registration.unregister())
+    }
+
+    @Test func `a timer armed on a striped request keeps it cancellable for the registrations made before`() {
+        let clock = ManualClock()
+        let runs = Counter()
+        var request: CancellationRequest? = CancellationRequest()
+        var token: CancellationToken? = request!.token
+        #expect(token!.stripeRegistrations())
+        let registrations = (0..<4).map { index in token!.onCancel(inStripe: index) { runs.increment() } }
+        request!.cancel(after: .seconds(10), clock: clock)
+        request = nil
+        token = nil
+        clock.advance(by: .seconds(10))
+        #expect(runs.value == 4)
+        #expect(registrations.allSatisfy { !$0.unregister() })
+    }
+
+    @Test func `once the registrations made before the timer are unregistered, nothing keeps the request`() {
+        let clock = ManualClock()
+        let deinits = DeinitCounter()
+        let runs = Counter()
+        var request: CancellationRequest? = CancellationRequest()
+        var token: CancellationToken? = request!.token
+        #expect(token!.stripeRegistrations())
+        let before = token!.onCancel(inStripe: 0) { runs.increment() }
+        request!.cancel(after: .seconds(10), clock: clock)
+        do {
+            let tracked = deinits.make()
+            _ = token!.onCancel(inStripe: 1) {  // its registration is dropped at once
+                tracked.touch()
+                runs.increment()
+            }
+        }
+        #expect(before.unregister())
+        request = nil
+        token = nil  // nothing observes the request: its timer is stopped, its handler released
+        #expect(deinits.deallocated == 1)
+        clock.advance(by: .seconds(10))
+        #expect(runs.value == 0)
+    }
+}

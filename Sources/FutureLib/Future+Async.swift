@@ -117,7 +117,9 @@ extension Future {
     /// A watch first: a result that comes within microseconds needs no suspension (``AwaitSpin``).
     @inlinable
     func awaitResult() async throws -> Result<Value, any Error> {
-        if AwaitSpin.watch(until: { isCompleted }), let result { return result }
+        let seen = AwaitSpin.watch(until: { isCompleted })
+        defer { AwaitSpin.endWait() }
+        if seen, let result { return result }
         let resumer = AwaitingTask()
         // The callback captures only `resumer`, which is then its closure context: no allocation.
         let cancellable = CancellableCallback<Value>(.result { _ in resumer.resume() }, of: self)

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A short watch for a pending future's result before an `await future.value()` suspends.
 ///
 /// A suspended task is resumed through its executor: for a task on Swift's cooperative pool,
@@ -20,6 +22,11 @@
 /// - On FutureLib's own threads: a task there suspends and leaves the thread to the pool's jobs,
 ///   among them, maybe, the one that completes the future.
 /// - When the task is cancelled (the wait ends at once, as it always did).
+/// - While another task waits in `value()` (watching, or suspended): with several tasks awaiting
+///   at once, a watch holds its thread while the others, ready to run, wait for it. A program with
+///   8 tasks each awaiting 1,000 promises fulfilled by another thread took 2–4× as long with the
+///   watch as without (0.04–0.12 s against 0.03 s here); the watch pays off for one task awaiting
+///   at a time, the case above.
 /// - After a watch that missed (the future took longer), for the next ``skipsAfterMiss``
 ///   awaits on this thread: a program whose awaited futures take milliseconds spends at most
 ///   one watch per that many awaits, about 0.3 µs of a thread per await.
@@ -27,7 +34,7 @@
 /// The cost: up to 20 µs of the awaiting thread, which stays busy (with the core yielded between
 /// rounds) instead of running another task; never a wait for anything but the clock.
 @usableFromInline
-enum AwaitSpin: Sendable {
+package enum AwaitSpin: Sendable {
     /// How long a watch lasts at most; 0 (never) on one core. The pool's spin, for the same
     /// reason: the wake-up it saves costs about that much.
     static let nanoseconds = WorkerPool.spinNanoseconds
@@ -35,11 +42,17 @@ enum AwaitSpin: Sendable {
     /// How many awaits on a thread skip the watch after one that missed.
     static let skipsAfterMiss = 64
 
-    /// Watches `done` for up to ``nanoseconds``, unless the rules above say not to; returns
-    /// whether it became true.
+    /// How many tasks wait in `value()` right now, watching or suspended: from ``watch(until:)``
+    /// to ``endWait()``. One atomic add each way per wait of a pending future (against a
+    /// suspension's microseconds); a wait of a complete future never gets here.
+    static let waiters = Atomic<Int>(0)
+
+    /// Counts the caller as waiting (until its ``endWait()``), and watches `done` for up to
+    /// ``nanoseconds`` unless the rules above say not to; returns whether it became true.
     @usableFromInline
-    static func watch(until done: () -> Bool) -> Bool {
-        guard nanoseconds > 0 else { return false }
+    package static func watch(until done: () -> Bool) -> Bool {
+        let othersWait = waiters.wrappingAdd(1, ordering: .relaxed).oldValue > 0
+        guard nanoseconds > 0, !othersWait else { return false }
         return PerThread.withCurrent { thread in
             if thread.pool != nil { return false }
             if thread.awaitWatchesToSkip > 0 {
@@ -51,5 +64,11 @@ enum AwaitSpin: Sendable {
             thread.awaitWatchesToSkip = skipsAfterMiss
             return false
         }
+    }
+
+    /// The caller, counted by ``watch(until:)``, no longer waits (it has the result, or was cancelled).
+    @usableFromInline
+    package static func endWait() {
+        waiters.wrappingSubtract(1, ordering: .relaxed)
     }
 }

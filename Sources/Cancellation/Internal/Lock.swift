@@ -1,15 +1,5 @@
 public import Synchronization  // public: `Lock` is inlinable into clients
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#elseif os(Windows)
-import WinSDK
-#endif
-
 /// `Synchronization.Mutex`, made visible to ThreadSanitizer in every build.
 ///
 /// On Linux the standard library's `Mutex` takes its lock in uninstrumented runtime code, so
@@ -82,9 +72,9 @@ extension Lock: @unchecked Sendable where State: ~Copyable {}
 /// Why spinning is fine here: a future's sections are a few dozen instructions, call no user code
 /// and never wait, so a holder that runs releases it at once. A waiter spins briefly, then yields
 /// its processor (`sched_yield`), so a holder that was preempted gets to run; after many yields it
-/// sleeps a little, since a real-time waiter's yield gives the processor only to threads of its
-/// own priority, never to a holder of a lower one (the policy of the registration stripes'
-/// `SpinLock`).
+/// sleeps a little, and a real-time waiter sleeps at once, since its yield gives the processor only
+/// to threads of its own priority, never to a holder of a lower one (``SpinWait``, shared with the
+/// registration stripes' `SpinLock`).
 ///
 /// Not generic, and holding no state: a generic class holding it needs no generic metadata to
 /// destroy it; `Lock<State<Value>>` costs several metadata lookups in every unspecialized `deinit`.
@@ -108,20 +98,11 @@ package struct RawLock: ~Copyable {
     }
 
     /// The waiting loop, out of line: reads (which keep the line shared) until the lock looks free,
-    /// and only then tries the exchange (which takes the line exclusively).
+    /// and only then tries the exchange (which takes the line exclusively). Spins, yields and
+    /// sleeps as ``SpinWait`` says.
     @usableFromInline @inline(never)
     borrowing func lockContended() {
-        var attempts = 0
-        while true {
-            if !isLocked.load(ordering: .relaxed), !isLocked.exchange(true, ordering: .acquiring) { return }
-            attempts += 1
-            if attempts < 64 { continue }  // spin: the holder is most likely running, a section is short
-            #if os(Windows)
-            Sleep(attempts > 1_024 ? 1 : 0)
-            #elseif canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-            if attempts > 1_024 { usleep(10) } else { sched_yield() }
-            #endif
-        }
+        SpinWait.wait { !isLocked.load(ordering: .relaxed) && !isLocked.exchange(true, ordering: .acquiring) }
     }
 }
 

@@ -1,15 +1,5 @@
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#elseif os(Windows)
-import WinSDK
-#endif
-
 /// A one-byte test-and-test-and-set lock, for ``RegistrationStripes``' per-processor locks only;
 /// everything else uses ``Lock``.
 ///
@@ -29,9 +19,9 @@ import WinSDK
 /// between reading its processor number and taking the lock, or when a cancellation closes the
 /// stripes. The sections are a few dozen instructions and call no user code. A waiter spins
 /// briefly, then yields its processor (`sched_yield`), so a holder that was preempted gets to run
-/// instead of a waiter burning a core; after many yields it sleeps a little, since a real-time
-/// waiter's yield gives the processor only to threads of its own priority, never to a holder of a
-/// lower one.
+/// instead of a waiter burning a core; after many yields it sleeps a little, and a real-time
+/// waiter sleeps at once, since its yield gives the processor only to threads of its own priority,
+/// never to a holder of a lower one (``SpinWait``).
 struct SpinLock: ~Copyable {
     /// Whether a thread holds the lock.
     private let isLocked = Atomic<Bool>(false)
@@ -51,24 +41,10 @@ struct SpinLock: ~Copyable {
     }
 
     /// The waiting loop, out of line: reads (which keep the line shared) until the lock looks free,
-    /// and only then tries the exchange (which takes the line exclusively).
+    /// and only then tries the exchange (which takes the line exclusively). Spins, yields and
+    /// sleeps as ``SpinWait`` says.
     @inline(never)
     private borrowing func lockContended() {
-        var attempts = 0
-        while true {
-            if !isLocked.load(ordering: .relaxed), !isLocked.exchange(true, ordering: .acquiring) { return }
-            attempts += 1
-            if attempts < 64 { continue }  // spin: the holder is most likely running, a section is short
-            Self.yield(sleeping: attempts > 1_024)
-        }
-    }
-
-    /// Gives up the processor: to any thread ready on it, or, once `sleeping`, for a few microseconds.
-    private static func yield(sleeping: Bool) {
-        #if os(Windows)
-        Sleep(sleeping ? 1 : 0)
-        #elseif canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        if sleeping { usleep(10) } else { sched_yield() }
-        #endif
+        SpinWait.wait { !isLocked.load(ordering: .relaxed) && !isLocked.exchange(true, ordering: .acquiring) }
     }
 }

@@ -203,10 +203,15 @@ func asyncMap() -> Scenario {
         futureLib: Side(name: "async map", operations: count) {
             for _ in 0..<count { sink(try await completed.map { value async in value + 1 }.value()) }
         },
-        peer: Side(name: "Future { async }", operations: count) {
-            for _ in 0..<count { sink(try await Future { () async throws -> Int in 2 }.value()) }
-        }
+        peer: futureAsyncAwaited(count)
     )
+}
+
+/// The peer of the async-combinator scenarios: `count` times one `Future { async }`, awaited.
+func futureAsyncAwaited(_ count: Int) -> Side {
+    Side(name: "Future { async }", operations: count) {
+        for _ in 0..<count { sink(try await Future { () async throws -> Int in 2 }.value()) }
+    }
 }
 
 /// 9. an async `flatMap` on a completed future (its closure returns a completed future), awaited, vs
@@ -220,9 +225,7 @@ func asyncFlatMap() -> Scenario {
         futureLib: Side(name: "async flatMap", operations: count) {
             for _ in 0..<count { sink(try await completed.flatMap { value async in Future(value: value + 1) }.value()) }
         },
-        peer: Side(name: "Future { async }", operations: count) {
-            for _ in 0..<count { sink(try await Future { () async throws -> Int in 2 }.value()) }
-        }
+        peer: futureAsyncAwaited(count)
     )
 }
 
@@ -239,9 +242,7 @@ func asyncRecover() -> Scenario {
         futureLib: Side(name: "async recover", operations: count) {
             for _ in 0..<count { sink(try await failed.recover { _ async in 2 }.value()) }
         },
-        peer: Side(name: "Future { async }", operations: count) {
-            for _ in 0..<count { sink(try await Future { () async throws -> Int in 2 }.value()) }
-        }
+        peer: futureAsyncAwaited(count)
     )
 }
 
@@ -261,9 +262,7 @@ func asyncOnSuccess() -> Scenario {
                 sink(value)
             }
         },
-        peer: Side(name: "Future { async }", operations: count) {
-            for _ in 0..<count { sink(try await Future { () async throws -> Int in 2 }.value()) }
-        }
+        peer: futureAsyncAwaited(count)
     )
 }
 

@@ -2,7 +2,7 @@ import Cancellation
 import TestSupport
 import Testing
 
-/// What a registration stored in a stripe holds (`RegistrationStripe`): the stripe, so that threads
+/// What a registration stored in a stripe holds (`StripeOwner`): the stripe's owner, so that threads
 /// sharing a token do not write the request's reference count, or the request's core once it has a
 /// timer or links. Either way a registration behaves as one on the request's own list: it can be
 /// unregistered after the request and its tokens are gone, and it keeps a request with a timer
@@ -70,14 +70,14 @@ struct RegistrationStripeTests {
         #expect(registrations.allSatisfy { !$0.unregister() })
     }
 
-    @Test func `once the registrations made before the timer are unregistered, nothing keeps the request`() {
+    @Test func `once the registrations made before the timer are unregistered and gone, nothing keeps the request`() {
         let clock = ManualClock()
         let deinits = DeinitCounter()
         let runs = Counter()
         var request: CancellationRequest? = CancellationRequest()
         var token: CancellationToken? = request!.token
         #expect(token!.stripeRegistrations())
-        let before = token!.onCancel(inStripe: 0) { runs.increment() }
+        var before: CancellationRegistration? = token!.onCancel(inStripe: 0) { runs.increment() }
         request!.cancel(after: .seconds(10), clock: clock)
         do {
             let tracked = deinits.make()
@@ -86,11 +86,98 @@ struct RegistrationStripeTests {
                 runs.increment()
             }
         }
-        #expect(before.unregister())
+        #expect(before!.unregister())
+        before = nil  // a registration observes the request, unregistered or not: it goes too
         request = nil
         token = nil  // nothing observes the request: its timer is stopped, its handler released
         #expect(deinits.deallocated == 1)
         clock.advance(by: .seconds(10))
         #expect(runs.value == 0)
+    }
+
+    @Test func `registrations made before the timer and dropped let the request go with everything else`() {
+        let clock = ManualClock()
+        let deinits = DeinitCounter()
+        let runs = Counter()
+        var request: CancellationRequest? = CancellationRequest()
+        var token: CancellationToken? = request!.token
+        #expect(token!.stripeRegistrations())
+        for index in 0..<2 {
+            let tracked = deinits.make()
+            _ = token!.onCancel(inStripe: index) {  // its registration is dropped at once
+                tracked.touch()
+                runs.increment()
+            }
+        }
+        request!.cancel(after: .seconds(10), clock: clock)
+        #expect(clock.pendingTimerCount == 1)
+        request = nil
+        token = nil  // nothing observes the request: its timer is stopped, its handlers released
+        #expect(deinits.deallocated == 2)
+        #expect(clock.pendingTimerCount == 0)
+        clock.advance(by: .seconds(10))
+        #expect(runs.value == 0)
+    }
+
+    @Test func `the last registration made before the timer lets the request go when it is dropped`() {
+        let clock = ManualClock()
+        let deinits = DeinitCounter()
+        let runs = Counter()
+        var request: CancellationRequest? = CancellationRequest()
+        var token: CancellationToken? = request!.token
+        #expect(token!.stripeRegistrations())
+        let tracked = deinits.make()
+        var registration: CancellationRegistration? = token!.onCancel(inStripe: 1) {
+            tracked.touch()
+            runs.increment()
+        }
+        _ = consume tracked
+        request!.cancel(after: .seconds(10), clock: clock)
+        request = nil
+        token = nil
+        #expect(deinits.deallocated == 0)  // the registration observes the request: still cancellable
+        #expect(clock.pendingTimerCount == 1)
+        #expect(registration != nil)
+        registration = nil
+        #expect(deinits.deallocated == 1)
+        #expect(clock.pendingTimerCount == 0)
+        clock.advance(by: .seconds(10))
+        #expect(runs.value == 0)
+    }
+
+    @Test func `a dropped registration on a striped linked request leaves nothing on the source`() {
+        let source = CancellationRequest()
+        let deinits = DeinitCounter()
+        var linked: CancellationRequest? = CancellationRequest(linkedTo: [source.token])
+        var token: CancellationToken? = linked!.token
+        #expect(token!.stripeRegistrations())
+        for index in 0..<2 {
+            let tracked = deinits.make()
+            _ = token!.onCancel(inStripe: index) { tracked.touch() }
+        }
+        #expect(source.token.registrationCount == 1)
+        linked = nil
+        token = nil
+        #expect(deinits.deallocated == 2)
+        #expect(source.token.registrationCount == 0)
+    }
+
+    @Test func `with a timer, registrations from before and after it run newest first`() {
+        let clock = ManualClock()
+        let order = Locked<[Int]>([])
+        let request = CancellationRequest()
+        #expect(request.token.stripeRegistrations())
+        let before = [
+            request.token.onCancel(inStripe: 0) { order.withLock { $0.append(0) } },
+            request.token.onCancel(inStripe: 1) { order.withLock { $0.append(1) } },
+        ]
+        request.cancel(after: .seconds(10), clock: clock)
+        let after = [
+            request.token.onCancel(inStripe: 0) { order.withLock { $0.append(2) } },
+            request.token.onCancel(inStripe: 1) { order.withLock { $0.append(3) } },
+        ]
+        clock.advance(by: .seconds(10))
+        #expect(order.value == [3, 2, 1, 0])
+        #expect((before + after).allSatisfy { !$0.unregister() })
     }
 }

@@ -177,4 +177,58 @@ struct RegistrationStripesRaceTests {
         )
         #expect(failures.isEmpty, "\(failures)")
     }
+
+    final class TimerRound: Sendable {
+        let clock = ManualClock()
+        let request = Mutex<CancellationRequest?>(CancellationRequest())
+        let token: Mutex<CancellationToken?>
+        let deinits = DeinitCounter()
+        let runs = Counter()
+
+        init() {
+            let token = request.withLock { $0!.token }
+            _ = token.stripeRegistrations()
+            self.token = Mutex(token)
+        }
+    }
+
+    /// The timer lets the stripes go of their owners (`StripeOwner`) while registrations take them:
+    /// whichever comes first, once the request, its token and every registration are gone, nothing
+    /// keeps the handlers or the timer.
+    @Test
+    func
+        `Race: a timer armed on a striped request vs registrations dropped at once: all released once nothing observes it`()
+        async
+    {
+        let failures = await race(
+            iterations: Stress.heavy,
+            setup: { TimerRound() },
+            actions: [
+                { round in
+                    round.request.withLock { $0!.cancel(after: .seconds(10), clock: round.clock) }
+                },
+                { round in
+                    guard let token = round.token.withLock({ $0 }) else { return }
+                    for index in 0..<5 {
+                        let tracked = round.deinits.make()
+                        let runs = round.runs
+                        token.onCancel(inStripe: index) {
+                            tracked.touch()
+                            runs.increment()
+                        }
+                    }
+                },
+            ],
+            check: { round in
+                round.request.withLock { $0 = nil }
+                round.token.withLock { $0 = nil }
+                let released = round.deinits.deallocated
+                if released != 5 { return "\(released) of 5 handlers released" }
+                if round.clock.pendingTimerCount != 0 { return "the timer is still pending" }
+                round.clock.advance(by: .seconds(10))
+                return round.runs.value == 0 ? nil : "\(round.runs.value) handlers ran"
+            }
+        )
+        #expect(failures.isEmpty, "\(failures)")
+    }
 }

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// The request owns the core; tokens and registrations hold it too, but never the request, so a
 /// request is deallocated as soon as its owner lets go. (A registration stored in a stripe holds
-/// the stripe instead, unless the request has a timer or links: see ``RegistrationOwner``.) A
+/// the stripe's owner instead, unless the request has a timer or links: see ``StripeOwner``.) A
 /// pending timer and the links on a linked request's sources reach the core only weakly: they keep
 /// it cancellable, never alive.
 ///
@@ -140,21 +140,23 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     /// Gives the request `new` as its stripes (or keeps those another thread gave it first) and
     /// publishes them to lock-free readers. False when the request is no longer active.
     private func stripe(with new: RegistrationStripes) -> Bool {
-        state.withLock { state in
+        let (installed, unpinned) = state.withLock { state -> (Bool, [StripeOwner?]) in
             switch state.stripe() {
             case .install(let hasAttachments):
-                if hasAttachments { new.pin(self) }  // see `pinStripes()`
+                let unpinned = hasAttachments ? new.pin(self) : []  // see `pinStripes()`
                 // Releasing: a thread that loads the address sees the stripes initialized. Retained
                 // here, released by `deinit`. Stored under the lock: once, by the installing thread.
                 let address = UInt(bitPattern: Unmanaged.passRetained(new).toOpaque())
                 flags.store(flags.load(ordering: .relaxed) | address, ordering: .releasing)
-                return true
+                return (true, unpinned)
             case .installed:
-                return true  // `new` is dropped by the caller, outside the lock
+                return (true, [])  // `new` is dropped by the caller, outside the lock
             case .inactive:
-                return false
+                return (false, [])
             }
         }
+        _ = consume unpinned  // released outside the lock
+        return installed
     }
 
     /// Stores `handler` in the stripe of this thread's processor, once the request has stripes.
@@ -172,18 +174,20 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         stripes: Unmanaged<RegistrationStripes>
     ) -> CancellationRegistration {
         stripes._withUnsafeGuaranteedRef { stripes in
-            let stripe = stripes.current
-            guard let key = stripe.append(handler, count: stripes.nextStamp()) else { return closedStripe(handler) }
-            return registration(key, in: stripe)
+            let appended = stripes.current._withUnsafeGuaranteedRef { $0.append(handler, count: stripes.nextStamp()) }
+            guard let appended else {
+                return closedStripe(handler)
+            }
+            return registration(appended)
         }
     }
 
-    /// The registration of `key`, stored in `stripe`: it holds the stripe, or this core when the
-    /// request has a timer or links (``RegistrationStripe``, "Lifetime").
+    /// The registration of a handler stored in a stripe: it holds the stripe's owner, or this core
+    /// when the request has a timer or links (``RegistrationStripe``, "Lifetime").
     @inline(__always)
-    private func registration(_ key: RegistrationList.Key, in stripe: RegistrationStripe) -> CancellationRegistration {
-        RegistrationStripes.isStripeOwned(key)
-            ? CancellationRegistration(owner: stripe, key: key) : CancellationRegistration(owner: self, key: key)
+    private func registration(_ appended: consuming RegistrationStripe.Appended) -> CancellationRegistration {
+        guard let owner = appended.owner else { return CancellationRegistration(owner: self, key: appended.key) }
+        return CancellationRegistration(owner: owner, key: appended.key)
     }
 
     /// A stripe was closed: the request was cancelled (marked before its stripes were closed: run
@@ -374,11 +378,11 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
             links.append(source.onCancel { link.fire() })
         }
         // Cancelled meanwhile (an already cancelled source): remove the links stored so far.
-        let removed = state.withLock { state in
+        let (removed, unpinned) = state.withLock { state in
             let removed = state.install(links: links)
-            if state.hasAttachments { pinStripes() }
-            return removed
+            return (removed, state.hasAttachments ? pinStripes() : [])
         }
+        _ = consume unpinned  // released outside the lock
         if let removed {
             for link in removed { link.unregister() }
         }
@@ -387,11 +391,12 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
 
     /// The request has a timer or links now, which can cancel it after the request object is gone,
     /// for as long as a token or registration of it observes it: from now on striped registrations
-    /// hold this core, and the stripes keep it for those from before (``RegistrationStripe``,
-    /// "Lifetime"). Called with the state's lock held; stripes installed later are pinned as they
-    /// are installed (``stripe(with:)``).
-    private func pinStripes() {
-        cachedStripes?._withUnsafeGuaranteedRef { $0.pin(self) }
+    /// hold this core, and the stripes' owners keep it for those from before, until they are gone
+    /// (``StripeOwner``). Called with the state's lock held; returns the owners the stripes let go
+    /// of, for the caller to release outside it. Stripes installed later are pinned as they are
+    /// installed (``stripe(with:)``).
+    private func pinStripes() -> [StripeOwner?] {
+        cachedStripes?._withUnsafeGuaranteedRef { $0.pin(self) } ?? []
     }
 
     // MARK: - Timer
@@ -408,11 +413,11 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
             timer.reschedule(after: delay)
         case .create(let clock):
             let timer = clock.makeTimer(after: delay) { [weak self] in self?.cancel() }
-            let stale = state.withLock { state in
+            let (stale, unpinned) = state.withLock { state in
                 let stale = state.install(timer, on: clock)
-                if state.hasAttachments { pinStripes() }
-                return stale
+                return (stale, state.hasAttachments ? pinStripes() : [])
             }
+            _ = consume unpinned  // released outside the lock
             stale?.cancel()
         }
     }
@@ -439,9 +444,10 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         guard let stripes = cachedStripes?.takeUnretainedValue() else {
             preconditionFailure("the request has no stripes")
         }
-        let stripe = stripes.stripe(index)
-        guard let key = stripe.append(handler, count: stripes.nextStamp()) else { return closedStripe(handler) }
-        return registration(key, in: stripe)
+        guard let appended = stripes.stripe(index).append(handler, count: stripes.nextStamp()) else {
+            return closedStripe(handler)
+        }
+        return registration(appended)
     }
 
     /// How many handlers are stored on this core right now (O(n)): for the tests that check that

@@ -1,10 +1,10 @@
 /// What a ``CancellationRegistration`` holds: the request's core, for a handler in the request's own
-/// list, or the stripe its handler is stored in (``RegistrationStripe``), for a striped request.
+/// list, or the owner of the stripe its handler is stored in (``StripeOwner``), for a striped request.
 ///
 /// Why not the core always: holding it made every striped `onCancel` retain the core and every
 /// dropped registration release it, two atomic writes to the core's first cache line per operation,
-/// which the threads sharing a token pass back and forth (benchmark scenario 11-2). A stripe's
-/// reference count is written only by the threads of its own processor.
+/// which the threads sharing a token pass back and forth (benchmark scenario 11-2). A stripe owner's
+/// reference count is written only by the threads of its stripe's processor.
 ///
 /// A class rather than a protocol: one reference with no witness table keeps a registration two
 /// words, and `unregister()` reaches its owner through the stored reference, with no copy (a copy
@@ -16,7 +16,7 @@ class RegistrationOwner: @unchecked Sendable {
     @inline(__always)
     final func removeHandler(_ key: RegistrationList.Key) -> Bool {
         if RegistrationStripes.isStripeOwned(key) {
-            return unsafeDowncast(self, to: RegistrationStripe.self).unregister(key)
+            return unsafeDowncast(self, to: StripeOwner.self).unregister(key)
         }
         return unsafeDowncast(self, to: CancellationCore.self).unregister(key)
     }
@@ -24,7 +24,7 @@ class RegistrationOwner: @unchecked Sendable {
     /// Like `unregister`, and when the handler is running on another thread, waits until it returned.
     final func removeHandlerAndWait(_ key: RegistrationList.Key) {
         if RegistrationStripes.isStripeOwned(key) {
-            unsafeDowncast(self, to: RegistrationStripe.self).unregisterAndWait(key)
+            unsafeDowncast(self, to: StripeOwner.self).stripe.unregisterAndWait(key)
         } else {
             unsafeDowncast(self, to: CancellationCore.self).unregisterAndWait(key)
         }

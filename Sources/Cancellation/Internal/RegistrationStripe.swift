@@ -1,26 +1,24 @@
-/// One stripe of a striped request (``RegistrationStripes``): a list behind a spin lock of its own,
-/// and what a registration stored in it holds (see ``RegistrationOwner``).
+/// One stripe of a striped request (``RegistrationStripes``): a list behind a spin lock of its own.
 ///
 /// What it buys (benchmark scenario 11-2, two threads registering and unregistering on one shared
-/// token): a registration holding its stripe, not the core, leaves the core's reference count
-/// untouched per operation; only the threads of this stripe's processor write this object's count.
+/// token): only the threads of this stripe's processor take this lock and write this line.
 ///
 /// ### Lifetime
-/// - The stripe owns its lock and list (a 128-byte line of its own): registrations may hold it after
-///   the core is gone, and `unregister()` then finds the stripe closed and empty.
+/// - The core keeps the stripe for as long as the request can be cancelled: a handler whose
+///   registration was dropped still runs at cancellation.
+/// - A registration stored here holds the stripe's ``StripeOwner`` (which holds the stripe), not
+///   the core: the core's reference count is not written per operation. The stripe owns its lock
+///   and list: registrations may hold it after the core is gone, and `unregister()` then finds it
+///   closed and empty.
 /// - It reaches the core only weakly (`unregisterAndWait` asks the core whether the handler is
 ///   running: only while a cancellation, which holds the core, runs it).
 /// - A request with a timer or links can be cancelled after the request object is gone, for as
 ///   long as a token or registration of it observes it: there a registration must keep the core.
-///   So once the request has them (`pinsCore`), a registration stored in a stripe holds the core,
-///   as it does in the request's own list; its stamp is odd, which tells `unregister()` so
-///   (``RegistrationStripes/isStripeOwned(_:)``). The registrations that hold the stripe from
-///   before a timer was armed (`cancel(after:)` on a striped request) have the stripe keep the
-///   core (`pinnedCore`) until they are all gone: their handlers were removed, or ran (the
-///   stripe is closed), or the request can no longer be cancelled. Unlike a registration holding
-///   the core, this also keeps it when such a registration was dropped with its handler stored:
-///   until the timer fires, which then runs that handler.
-final class RegistrationStripe: RegistrationOwner, @unchecked Sendable {
+///   So once the request has them (``pin(_:)``), a registration stored here holds the core, as it
+///   does in the request's own list; its stamp is odd, which tells `unregister()` so
+///   (``RegistrationStripes/isStripeOwned(_:)``). The stripe lets go of its owner then, and the
+///   owner keeps the core until the last registration made before is gone.
+final class RegistrationStripe: @unchecked Sendable {
     // Sendable: `line` is reached only while holding its lock; `bits` and `core` never change.
     typealias Handler = RegistrationList.Handler
     typealias Key = RegistrationList.Key
@@ -30,12 +28,9 @@ final class RegistrationStripe: RegistrationOwner, @unchecked Sendable {
         var list = RegistrationList()
         /// Closed by cancellation or abandonment: stores nothing any more.
         var isClosed = false
-        /// Whether registrations hold the core, not the stripe (the request has a timer or links).
-        var pinsCore = false
-        /// How many handlers are stored whose registration holds the stripe.
-        var stripeOwned = 0
-        /// The core, once `pinsCore`, while `stripeOwned` is not 0.
-        var pinnedCore: CancellationCore?
+        /// What a registration stored here holds; nil once registrations hold the core (the
+        /// request has a timer or links), or the core is gone.
+        var owner: StripeOwner?
     }
 
     /// Bytes of `line`: two 64-byte lines, since x86 processors fetch lines in adjacent pairs.
@@ -45,14 +40,14 @@ final class RegistrationStripe: RegistrationOwner, @unchecked Sendable {
 
     /// The lock at offset 0 and `Guarded` at ``guardedOffset``: one allocation of its own, aligned
     /// to ``lineSize``, so that two stripes' locks never share a line.
-    private let line: UnsafeMutableRawPointer
+    let line: UnsafeMutableRawPointer
     /// The stripe's number plus one, in the top 4 bits of a key's slot (``RegistrationStripes/isStriped(_:)``).
     private let bits: UInt32
     private weak let core: CancellationCore?
-    /// 128 bytes after the fields, so that this object's header (its reference count, which every
-    /// registration in the stripe writes) and fields share no 128-byte pair of lines with the object
-    /// malloc places next: the stripes are allocated one after another, and a registration in the
-    /// next stripe writes that one's header.
+    /// 128 bytes after the fields, so that this object's fields, which every registration in the
+    /// stripe reads, share no 128-byte pair of lines with the object malloc places next: the stripes
+    /// and their owners are allocated one after another, and a registration in another stripe writes
+    /// its owner's header.
     private let padding: SIMD16<UInt64> = .zero
 
     init(index: Int, core: CancellationCore) {
@@ -66,6 +61,8 @@ final class RegistrationStripe: RegistrationOwner, @unchecked Sendable {
         (line + Self.guardedOffset).bindMemory(to: Guarded.self, capacity: 1).initialize(to: Guarded())
         bits = UInt32(index + 1) << 28
         self.core = core
+        let owner = StripeOwner(self)
+        withLock { $0.owner = owner }
     }
 
     deinit {
@@ -78,34 +75,47 @@ final class RegistrationStripe: RegistrationOwner, @unchecked Sendable {
     /// the core, from `body`.
     @inline(__always)
     private func withLock<Result>(_ body: (inout Guarded) -> Result) -> Result {
+        Self.withLock(line, body)
+    }
+
+    /// `withLock` on the line of a stripe, reached without the stripe object (``StripeOwner/line``).
+    @inline(__always)
+    private static func withLock<Result>(_ line: UnsafeMutableRawPointer, _ body: (inout Guarded) -> Result) -> Result {
         let lock = line.assumingMemoryBound(to: SpinLock.self)
         lock.pointee.lock()
         defer { lock.pointee.unlock() }
-        return body(&(line + Self.guardedOffset).assumingMemoryBound(to: Guarded.self).pointee)
+        return body(&(line + guardedOffset).assumingMemoryBound(to: Guarded.self).pointee)
+    }
+
+    /// Where ``append(_:count:)`` stored a handler, and what its registration holds: `owner`, or
+    /// the core when `owner` is nil (see "Lifetime" above).
+    struct Appended {
+        var key: Key
+        var owner: StripeOwner?
     }
 
     /// Stores `handler` under a stamp made of `count` (from ``RegistrationStripes/nextStamp()``);
     /// nil when the stripe is closed. The stamp is odd when the registration must hold the core
-    /// (see "Lifetime" above), even when it holds this stripe.
+    /// (see "Lifetime" above), even when it holds the stripe's owner, retained here, under the
+    /// lock: ``pin(_:)`` may let go of it on another thread.
     @inline(__always)  // into the core's striped `onCancel` path: one call less (scenario 11-2)
-    func append(_ handler: @escaping Handler, count: UInt64) -> Key? {
-        let key = withLock { guarded -> Key? in
+    func append(_ handler: @escaping Handler, count: UInt64) -> Appended? {
+        let appended = withLock { guarded -> Appended? in
             guard !guarded.isClosed else { return nil }
-            if guarded.pinsCore { return guarded.list.append(handler, stamp: count << 1 | 1) }
-            guarded.stripeOwned += 1
-            return guarded.list.append(handler, stamp: count << 1)
+            guard let owner = guarded.owner else {
+                return Appended(key: guarded.list.append(handler, stamp: count << 1 | 1), owner: nil)
+            }
+            return Appended(key: guarded.list.append(handler, stamp: count << 1), owner: owner)
         }
-        guard var key else { return nil }
-        key.slot |= bits
-        return key
+        guard var appended else { return nil }
+        appended.key.slot |= bits
+        return appended
     }
 
     /// What a removal carries out of the lock, in a named type: a bare closure crossing `withLock`'s
     /// generic result is wrapped in a heap-allocated thunk.
     private struct Removed {
         var handler: Handler?
-        /// The core, when the removal emptied a stripe that pinned it: released by the caller.
-        var unpinned: CancellationCore?
     }
 
     /// The slot of `key` in the stripe's list.
@@ -114,75 +124,69 @@ final class RegistrationStripe: RegistrationOwner, @unchecked Sendable {
         Key(slot: key.slot & UInt32(RegistrationList.maximumCount - 1), generation: key.generation)
     }
 
-    /// Removes the handler stored under `key`, a key whose registration holds this stripe. True
-    /// exactly when it had not started. The handler, and the core if this let go of it, are
-    /// released here, outside the lock.
-    func unregister(_ key: Key) -> Bool {
-        takeOut(key).handler != nil
-    }
-
-    @inline(__always)
-    private func takeOut(_ key: Key) -> Removed {
-        withLock { guarded in
-            var removed = Removed(handler: guarded.list.remove(Self.local(key)), unpinned: nil)
-            if removed.handler != nil {
-                guarded.stripeOwned -= 1
-                if guarded.stripeOwned == 0, guarded.pinnedCore != nil { swap(&removed.unpinned, &guarded.pinnedCore) }
-            }
-            return removed
-        }
-    }
-
     /// Like `unregister`, and when the handler is running on another thread, waits until it returned.
     func unregisterAndWait(_ key: Key) {
-        if takeOut(key).handler != nil { return }
+        if remove(key) != nil { return }
         // Not in the stripe: it ran, is running, was removed or dropped. Only a cancellation, which
         // holds the core, can be running it: if the core is gone, so is the handler.
         core?.waitForStripedHandler(key)
     }
 
-    /// Removes the handler stored under `key`: for a registration that holds the core, or for a
-    /// cancellation (which took the stripe's pin when it closed it, ``close(into:)``).
+    /// Removes the handler stored under `key`: for a registration, or for a cancellation.
     func remove(_ key: Key) -> Handler? {
-        withLock { Removed(handler: $0.list.remove(Self.local(key))) }.handler
+        Self.remove(key, line: line)
+    }
+
+    /// `remove` on the line of a stripe, for a registration's `unregister()`: its owner keeps the
+    /// line's address (``StripeOwner/line``), one dependent load less than through the stripe.
+    @inline(__always)
+    static func remove(_ key: Key, line: UnsafeMutableRawPointer) -> Handler? {
+        withLock(line) { Removed(handler: $0.list.remove(local(key))) }.handler
     }
 
     /// Closes the stripe (cancellation) and adds the stamp and key of every handler stored to
-    /// `entries`. The handlers stay, for ``remove(_:)``; the pin is returned, for the caller to
-    /// release outside every lock (a cancelling thread holds the core from then on).
-    func close(into entries: inout [RegistrationList.StampedKey]) -> CancellationCore? {
+    /// `entries`. The handlers stay, for ``remove(_:)``.
+    func close(into entries: inout [RegistrationList.StampedKey]) {
         withLock { guarded in
             guarded.isClosed = true
             guarded.list.stampsAndKeys(into: &entries, stripeBits: bits)
-            return guarded.pinnedCore.take()
         }
     }
 
-    /// What ``closeAndTake()`` hands out, for the caller to drop outside every lock.
-    struct Taken {
-        var list: RegistrationList
-        var unpinned: CancellationCore?
-    }
-
-    /// Closes the stripe and takes its list and pin: dropping them releases the handlers still
-    /// stored (the request can no longer be cancelled, or its cancellation took them all) and the slab.
-    func closeAndTake() -> Taken {
+    /// Closes the stripe and takes its list: dropping it releases the handlers still stored (the
+    /// request can no longer be cancelled, or its cancellation took them all) and the slab.
+    func closeAndTake() -> RegistrationList {
         withLock { guarded in
             guarded.isClosed = true
-            var taken = Taken(list: RegistrationList(), unpinned: guarded.pinnedCore.take())
-            swap(&taken.list, &guarded.list)
+            var taken = RegistrationList()
+            swap(&taken, &guarded.list)
             return taken
         }
     }
 
-    /// The request got a timer or links: from now on registrations hold `core`, and the stripe keeps
-    /// it while registrations from before, which hold the stripe, have handlers stored. Called with
-    /// the request's lock held (stripe lock inside request lock): only a retain here.
-    func pin(_ core: CancellationCore) {
+    /// The request got a timer or links: from now on registrations hold `core`, and the owner that
+    /// registrations from before hold keeps `core` until they are all gone. The stripe lets go of
+    /// its owner: returned, for the caller to release outside every lock. Called with the request's
+    /// lock held (stripe lock inside request lock): only a retain here.
+    func pin(_ core: CancellationCore) -> StripeOwner? {
         withLock { guarded in
-            guarded.pinsCore = true
-            if !guarded.isClosed, guarded.stripeOwned > 0, guarded.pinnedCore == nil { guarded.pinnedCore = core }
+            guard guarded.owner != nil else { return nil }
+            // Registrations take the owner only under this lock: held by none now, none will.
+            if !isKnownUniquelyReferenced(&guarded.owner!) { guarded.owner!.pinnedCore = core }
+            return guarded.owner.take()
         }
+    }
+
+    /// Takes `owner`'s pin on the core, under the lock ``pin(_:)`` stored it under: for the
+    /// owner's `deinit`, which releases it outside the lock.
+    func takePin(of owner: StripeOwner) -> CancellationCore? {
+        withLock { _ in owner.pinnedCore.take() }
+    }
+
+    /// Lets go of the owner when the core is gone (the owner holds the stripe: a cycle otherwise).
+    /// Returned, for the caller to release outside every lock.
+    func releaseOwner() -> StripeOwner? {
+        withLock { $0.owner.take() }
     }
 
     /// How many handlers the stripe stores: O(n), for tests and debug descriptions.

@@ -1,15 +1,20 @@
 // An LD_PRELOAD shim for `make test-wide`: the process sees WIDE_MACHINE_PROCESSORS processors
-// (default 8) wherever it counts them: `sysconf` (what FutureLib's worker pool, its registration
-// stripes and Dispatch size themselves by, and so the cooperative pool's width) and
-// `sched_getaffinity` (Foundation's `activeProcessorCount`, which the tests size their threads by).
+// (default 8) wherever it counts them: `sysconf` (Dispatch sizes itself by it, and so the
+// cooperative pool's width), `sched_getaffinity` (Foundation's `activeProcessorCount`, which the
+// tests size their threads by), and the cgroup's CPU quota files, which read as absent (`fopen`):
+// FutureLib's worker pool and registration stripes take the smallest of all three
+// (`CurrentProcessor.count`), so a CI container with a CPU limit would otherwise cap them below 8.
 // Nothing else changes: the threads still share the real processors.
 //
 // Why: CI runs on a wider machine than the 2 cores this project is developed on, and a test that
 // assumes how many threads run at once (or when a task resumes) fails there first. Linux only.
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static long wideProcessors(void) {
@@ -34,4 +39,36 @@ int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set) {
         for (long index = 0; index < wideProcessors() && (size_t)index < size * 8; index++) CPU_SET_S(index, size, set);
     }
     return result;
+}
+
+// A cgroup's CPU quota file (v2 `cpu.max`, v1 `cpu.cfs_quota_us`): reads as if it did not exist.
+static int isQuotaFile(const char *path) {
+    static const char *const names[] = {"/cpu.max", "/cpu.cfs_quota_us"};
+    if (!path || strncmp(path, "/sys/fs/cgroup/", 15) != 0) return 0;
+    size_t length = strlen(path);
+    for (size_t index = 0; index < sizeof names / sizeof *names; index++) {
+        size_t nameLength = strlen(names[index]);
+        if (length >= nameLength && strcmp(path + length - nameLength, names[index]) == 0) return 1;
+    }
+    return 0;
+}
+
+FILE *fopen(const char *path, const char *mode) {
+    static FILE *(*real)(const char *, const char *);
+    if (!real) real = (FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, "fopen");
+    if (isQuotaFile(path)) {
+        errno = ENOENT;
+        return NULL;
+    }
+    return real(path, mode);
+}
+
+FILE *fopen64(const char *path, const char *mode) {
+    static FILE *(*real)(const char *, const char *);
+    if (!real) real = (FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, "fopen64");
+    if (isQuotaFile(path)) {
+        errno = ENOENT;
+        return NULL;
+    }
+    return real(path, mode);
 }

@@ -8,7 +8,8 @@
 /// ```
 ///
 /// ### Threads
-/// About one runnable thread per core. When work on the pool blocks in FutureLib's blocking API
+/// About one runnable thread per processor that the process can use (on Linux, capped by its CPU
+/// affinity and its container's CPU limit). When work on the pool blocks in FutureLib's blocking API
 /// (`Future.value()`, `Future.wait(timeout:)`), the pool adds a thread while that lasts, so
 /// nested blocking does not deadlock. Work that blocks by other means (semaphores, sleeping
 /// I/O) occupies a thread: give such work a `DispatchQueue` of its own.

@@ -18,7 +18,9 @@ import Synchronization
 /// and `Future { async … }`").
 ///
 /// ### When it does not watch
-/// - On one core, where the watcher would only delay the thread that completes the future.
+/// - On one processor (also under `taskset -c 0` or a container's 1-CPU limit: see
+///   `CurrentProcessor.count`), where the watcher would only delay the thread that completes the
+///   future.
 /// - On FutureLib's own threads: a task there suspends and leaves the thread to the pool's jobs,
 ///   among them, maybe, the one that completes the future.
 /// - When the task is cancelled (the wait ends at once, as it always did).
@@ -35,7 +37,7 @@ import Synchronization
 /// rounds) instead of running another task; never a wait for anything but the clock.
 @usableFromInline
 package enum AwaitSpin: Sendable {
-    /// How long a watch lasts at most; 0 (never) on one core. The pool's spin, for the same
+    /// How long a watch lasts at most; 0 (never) on one processor. The pool's spin, for the same
     /// reason: the wake-up it saves costs about that much.
     static let nanoseconds = WorkerPool.spinNanoseconds
 

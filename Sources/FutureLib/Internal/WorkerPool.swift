@@ -59,7 +59,8 @@ final class WorkerPool: @unchecked Sendable {
     static let shared = WorkerPool(runnableThreads: WorkerPool.processorCount)
 
     /// How long a thread that runs out of work watches for more before it sleeps: 0 (never) on a
-    /// single core, where the spinner would only delay the thread that submits.
+    /// single processor (``processorCount``: also under `taskset -c 0` or a CPU quota of 1),
+    /// where the spinner would only delay the thread that submits.
     static let spinNanoseconds = processorCount > 1 ? 20_000 : 0
 
     /// A spin that sees work sooner than this marks a burst (see Spinning).
@@ -91,6 +92,8 @@ final class WorkerPool: @unchecked Sendable {
         self.runnableThreads = max(2, runnableThreads)
     }
 
+    /// The processors the process can use: online, in its affinity mask and within its cgroup's
+    /// CPU quota (`CurrentProcessor.count`).
     static var processorCount: Int { CurrentProcessor.count }
 
     /// Queues `work`; a pool thread runs it soon, in FIFO order of submission.

@@ -29,6 +29,26 @@ public final class ManualClock: TimerClock {
         /// The instant that the `advance(by:)` calls so far reach: `now` catches up with it.
         var horizon = Duration.zero
         var timers = TimerHeap<ManualTimer>()
+        /// The tasks in ``waitForPendingTimers(_:)``, each with the count it waits for.
+        var waiters: [PendingTimersWaiter] = []
+        /// Waits cancelled before their task stored its continuation.
+        var cancelledWaits: Set<UInt64> = []
+        var nextWait: UInt64 = 0
+
+        /// Takes out the waiters whose count of pending timers is reached.
+        mutating func satisfiedWaiters() -> [PendingTimersWaiter] {
+            guard !waiters.isEmpty else { return [] }
+            let count = timers.count
+            let satisfied = waiters.filter { $0.count <= count }
+            if !satisfied.isEmpty { waiters.removeAll { $0.count <= count } }
+            return satisfied
+        }
+    }
+
+    fileprivate struct PendingTimersWaiter {
+        var id: UInt64
+        var count: Int
+        var continuation: UnsafeContinuation<Void, Never>
     }
 
     /// A clock at ``now`` `.zero` with no timer.
@@ -56,9 +76,9 @@ public final class ManualClock: TimerClock {
     ///
     /// ```swift
     /// let clock = ManualClock()
-    /// let late = Promise<Int>().future.timeout(after: .seconds(5), clock: clock)
+    /// let deadline = CancellationRequest(cancelAfter: .seconds(5), clock: clock)
     /// clock.advance(by: .seconds(5))
-    /// #expect(late.isCompleted)  // failed with FutureError.timeout inside advance(by:)
+    /// #expect(deadline.isCancellationRequested)  // cancelled inside advance(by:)
     /// ```
     ///
     /// ### Semantics
@@ -98,16 +118,78 @@ public final class ManualClock: TimerClock {
         return timer
     }
 
-    /// How many timers are waiting to come due. For the tests that check that nothing is left behind.
-    package var pendingTimerCount: Int {
+    /// How many timers are waiting to come due: armed, not yet fired, not cancelled.
+    ///
+    /// A test checks with it that nothing is left behind:
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// let request = CancellationRequest(cancelAfter: .seconds(30), clock: clock)
+    /// #expect(clock.pendingTimerCount == 1)
+    /// request.cancel()
+    /// #expect(clock.pendingTimerCount == 0)  // cancelling stopped the timer
+    /// ```
+    public var pendingTimerCount: Int {
         state.withLock { $0.timers.count }
     }
 
-    fileprivate func schedule(_ timer: ManualTimer, after delay: Duration) {
-        state.withLock { state in
-            guard !timer.isCancelled else { return }
-            state.timers.schedule(timer, at: state.now + max(delay, .zero))
+    /// Waits until at least `count` timers are pending: until code running elsewhere (a task, a
+    /// future's work) armed the timer that a test is about to move the clock past.
+    ///
+    /// An ``advance(by:)`` fires only the timers armed before it. When the code under test arms
+    /// its timer in a task, the test waits for it first:
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// let reply = Promise<Int>()
+    /// let waiting = Task { try await reply.future.value(timeout: .seconds(5), clock: clock) }
+    /// await clock.waitForPendingTimers()   // the task is waiting, its deadline armed
+    /// clock.advance(by: .seconds(5))       // so this fires it: the task throws FutureError.timeout
+    /// ```
+    ///
+    /// ### Semantics
+    /// - Returns at once when `count` timers are pending already; else when a timer armed (or
+    ///   re-armed) brings the count to `count`. It counts timers, whoever armed them.
+    /// - Returns when the waiting task is cancelled, too: check `Task.isCancelled` if it matters.
+    /// - It never moves the clock.
+    ///
+    /// - Parameter count: How many pending timers to wait for. Defaults to 1.
+    public func waitForPendingTimers(_ count: Int = 1) async {
+        let id = state.withLock { state -> UInt64? in
+            guard state.timers.count < count else { return nil }
+            defer { state.nextWait += 1 }
+            return state.nextWait
         }
+        guard let id else { return }
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation { continuation in
+                let resumeNow = state.withLock { state in
+                    if state.cancelledWaits.remove(id) != nil || state.timers.count >= count { return true }
+                    state.waiters.append(PendingTimersWaiter(id: id, count: count, continuation: continuation))
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> PendingTimersWaiter? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else {
+                    state.cancelledWaits.insert(id)  // before the continuation was stored, or already resumed
+                    return nil
+                }
+                return state.waiters.remove(at: index)
+            }
+            waiter?.continuation.resume()
+        }
+        state.withLock { _ = $0.cancelledWaits.remove(id) }  // a cancellation after it was resumed
+    }
+
+    fileprivate func schedule(_ timer: ManualTimer, after delay: Duration) {
+        let satisfied = state.withLock { state -> [PendingTimersWaiter] in
+            guard !timer.isCancelled else { return [] }
+            state.timers.schedule(timer, at: state.now + max(delay, .zero))
+            return state.satisfiedWaiters()
+        }
+        for waiter in satisfied { waiter.continuation.resume() }  // outside the lock
     }
 
     fileprivate func cancel(_ timer: ManualTimer) {

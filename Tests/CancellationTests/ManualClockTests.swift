@@ -204,3 +204,47 @@ struct ManualClockTests {
         #expect(pending == 0)
     }
 }
+
+extension ManualClockTests {
+    // MARK: - waitForPendingTimers
+
+    @Test func `waitForPendingTimers returns at once when enough timers are pending`() async {
+        let clock = ManualClock()
+        let request = CancellationRequest(cancelAfter: .seconds(1), clock: clock)
+        await clock.waitForPendingTimers()
+        await clock.waitForPendingTimers(0)
+        #expect(clock.pendingTimerCount == 1)
+        request.cancel()
+        #expect(clock.pendingTimerCount == 0)
+    }
+
+    @Test func `waitForPendingTimers waits for the count it is given`() async {
+        let clock = ManualClock()
+        let returned = Counter()
+        let waiter = Task {
+            await clock.waitForPendingTimers(2)
+            returned.increment()
+        }
+        let first = CancellationRequest(cancelAfter: .seconds(1), clock: clock)
+        #expect(await eventually { clock.pendingTimerCount == 1 })
+        try? await Task.sleep(for: .milliseconds(10))  // gives a wrong early return its chance
+        #expect(returned.value == 0)
+        let second = CancellationRequest(cancelAfter: .seconds(1), clock: clock)
+        await waiter.value
+        #expect(returned.value == 1)
+        #expect(!first.isCancellationRequested && !second.isCancellationRequested)
+    }
+
+    @Test func `a cancelled waitForPendingTimers returns, and leaves nothing behind`() async {
+        let clock = ManualClock()
+        let waiter = Task { await clock.waitForPendingTimers() }
+        waiter.cancel()
+        await waiter.value
+        let late = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            await clock.waitForPendingTimers(5)
+        }
+        await late.value
+        #expect(clock.pendingTimerCount == 0)
+    }
+}

@@ -69,14 +69,14 @@ struct FutureAsyncTests {
         let clock = ManualClock()
         let late = Promise<Int>()
         let timingOut = Task { try await late.future.value(timeout: .seconds(5), clock: clock) }
-        #expect(await eventually { clock.pendingTimerCount == 1 })  // the task waits, its timer armed
+        await clock.waitForPendingTimers()  // the task waits, its timer armed
         clock.advance(by: .seconds(5))
         await #expect(throws: FutureError.timeout) { try await timingOut.value }
         #expect(!late.future.isCompleted)
 
         let inTime = Promise<Int>()
         let waiting = Task { try await inTime.future.value(timeout: .seconds(5), clock: clock) }
-        #expect(await eventually { clock.pendingTimerCount == 1 })
+        await clock.waitForPendingTimers()
         clock.advance(by: .seconds(5) - .nanoseconds(1))
         inTime.fulfill(7)
         #expect(try await waiting.value == 7)
@@ -84,7 +84,7 @@ struct FutureAsyncTests {
 
         let pending = Promise<Int>()
         let bounded = Task { await pending.future.wait(timeout: .seconds(1), clock: clock) }
-        #expect(await eventually { clock.pendingTimerCount == 1 })
+        await clock.waitForPendingTimers()
         clock.advance(by: .seconds(1))
         #expect(await bounded.value == false)
         withExtendedLifetime((late, pending)) {}

@@ -168,8 +168,10 @@ struct FutureBlockingTests {
     struct OnTheCooperativePool {
         @Test(arguments: 0..<8)
         func `parallel tests blocking on async work all finish`(index: Int) throws {
+            // A clock's sleep resumes from FutureLib's timer queue: `Task.sleep` would resume through
+            // Swift's global executor, which needs a free cooperative thread (Documentation/Testing.md).
             let future = Future { () async throws -> Int in
-                try await Task.sleep(for: .milliseconds(20))
+                try await SystemClock().sleep(for: .milliseconds(20))
                 return index
             }
             #expect(try future.value() == index)
@@ -181,7 +183,7 @@ struct FutureBlockingTests {
             // cooperative threads cannot starve.
             let source = Future(value: index)
             let mapped = source.map { value in
-                try await Task.sleep(for: .milliseconds(10))
+                try await SystemClock().sleep(for: .milliseconds(10))
                 return value
             }
             let chained = mapped.flatMap { value in
@@ -189,7 +191,7 @@ struct FutureBlockingTests {
                 return Future(value: value)
             }
             let recovered = Future<Int>(error: TestFailure()).recover { _ in
-                try await Task.sleep(for: .milliseconds(10))
+                try await SystemClock().sleep(for: .milliseconds(10))
                 return index
             }
             let fallback = Future<Int>(error: TestFailure()).recoverWith { _ in
@@ -197,7 +199,7 @@ struct FutureBlockingTests {
                 return Future(value: index)
             }
             let traversed = [index, index].traverse { value in
-                try await Task.sleep(for: .milliseconds(5))
+                try await SystemClock().sleep(for: .milliseconds(5))
                 return value
             }
             let observed = Promise<Int>()
@@ -250,7 +252,7 @@ struct FutureBlockingTests {
         @Test(arguments: 0..<4)
         func `parallel tests blocking with timeouts on async work all finish`(index: Int) throws {
             let future = Future { () async throws -> Int in
-                try await Task.sleep(for: .milliseconds(10))
+                try await SystemClock().sleep(for: .milliseconds(10))
                 return index
             }
             #expect(future.wait(timeout: .seconds(30)))

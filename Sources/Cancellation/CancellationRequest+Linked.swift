@@ -26,4 +26,19 @@ extension CancellationRequest {
         self.init()
         core.link(to: tokens)
     }
+
+    /// Creates a request that is cancelled as soon as any of `tokens` is: the array form, for
+    /// tokens listed one by one.
+    ///
+    /// ```swift
+    /// let shutdown = CancellationRequest()
+    /// let deadline = CancellationRequest(cancelAfter: .seconds(10))
+    /// let perRequest = CancellationRequest(linkedTo: shutdown.token)
+    /// let combined = CancellationRequest(linkedTo: shutdown.token, deadline.token)
+    /// ```
+    ///
+    /// - Parameter tokens: The sources, with the semantics of the array form.
+    public convenience init(linkedTo tokens: CancellationToken...) {
+        self.init(linkedTo: tokens)
+    }
 }

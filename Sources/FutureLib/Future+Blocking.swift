@@ -47,7 +47,12 @@ extension Future {
     /// - Throws: The future's error: `CancellationError` if it was cancelled,
     ///   ``FutureError/brokenPromise`` if its promise was dropped; ``FutureError/deadlock(queue:)``
     ///   if it would block the main queue on work that needs the main queue.
-    @available(*, noasync, message: "value() blocks the thread; use 'try await future.value()' in async code")
+    @available(
+        *,
+        noasync,
+        message:
+            "value() blocks the thread; use 'try await future.value()' in async code (in top-level code of main.swift, which the compiler resolves to this overload, call it from an async function)"
+    )
     public func value() throws -> Value {
         if let result = try resultOrDeadlock() { return try result.get() }
         let semaphore = DispatchSemaphore(value: 0)
@@ -101,7 +106,12 @@ extension Future {
     ///
     /// - Parameter timeout: The longest time to block. Negative timeouts count as zero.
     /// - Returns: `true` if the future is complete.
-    @available(*, noasync, message: "wait(timeout:) blocks the thread; use 'await future.wait(timeout:)' in async code")
+    @available(
+        *,
+        noasync,
+        message:
+            "wait(timeout:) blocks the thread; use 'await future.wait(timeout:)' in async code (in top-level code of main.swift, which the compiler resolves to this overload, call it from an async function)"
+    )
     public func wait(timeout: Duration) -> Bool {
         if isCompleted { return true }
         let semaphore = DispatchSemaphore(value: 0)

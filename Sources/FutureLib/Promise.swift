@@ -161,3 +161,18 @@ public final class Promise<Value: Sendable>: Sendable {
         future.complete(with: result)
     }
 }
+
+extension Promise where Value == Void {
+    /// Completes the future, unless it is already complete: ``fulfill(_:)`` with `()`, for a
+    /// promise that signals an event rather than carrying a value.
+    ///
+    /// ```swift
+    /// let started = Promise<Void>()
+    /// DispatchQueue.global().async { started.fulfill() }
+    /// try started.future.value()
+    /// ```
+    @inlinable
+    public func fulfill() {
+        fulfill(())
+    }
+}

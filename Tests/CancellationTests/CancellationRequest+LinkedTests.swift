@@ -29,6 +29,19 @@ struct CancellationRequestLinkedTests {
         #expect(CancellationRequest(linkedTo: [.cancelled]).isCancellationRequested)
     }
 
+    @Test func `tokens listed one by one link as the array does`() {
+        let shutdown = CancellationRequest()
+        let deadline = CancellationRequest()
+        let one = CancellationRequest(linkedTo: shutdown.token)
+        let two = CancellationRequest(linkedTo: shutdown.token, deadline.token)
+        deadline.cancel()
+        #expect(!one.isCancellationRequested)
+        #expect(two.isCancellationRequested)
+        shutdown.cancel()
+        #expect(one.isCancellationRequested)
+        #expect(CancellationRequest(linkedTo: .cancelled).isCancellationRequested)
+    }
+
     @Test func `with no sources, only cancel() cancels it`() {
         let linked = CancellationRequest(linkedTo: [])
         #expect(!linked.isCancellationRequested)

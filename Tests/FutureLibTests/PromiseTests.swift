@@ -20,6 +20,14 @@ struct PromiseTests {
         #expect(try await promise.future.value() == 42)
     }
 
+    @Test func `fulfill() completes a Void promise`() async throws {
+        let started = Promise<Void>()
+        started.fulfill()
+        started.fulfill()  // later resolutions are ignored, as with a value
+        #expect(started.future.isCompleted)
+        try await started.future.value()
+    }
+
     @Test func `reject fails the future with the error`() async {
         let promise = Promise<Int>()
         promise.reject(TestFailure(code: 7))

@@ -5,8 +5,11 @@
 /// knows (``CancellableCallback/slot``), instead of finding it by a scan and shifting the rest:
 /// that cost O(n) under the future's lock per removal, O(n²) when the n continuations waiting
 /// on one long-lived future are all cancelled (a disconnect storm on a server whose every request
-/// waits on one shutdown future; `CallgrindDriver futurelib-cancel-pending-<N>`, and the scaling
-/// row "cancel a continuation's token, N continuations pending" of `Documentation/Performance.md`).
+/// waits on one shutdown future). `CallgrindDriver futurelib-cancel-pending-<N>`, a random
+/// continuation's token cancelled and a replacement registered, with N pending: 82,600 / 799,000
+/// / 7.9 M instructions at N = 10³ / 10⁴ / 10⁵ with the scan, about 4,100–4,500 at every N now;
+/// `scaling-cancel-pending`, wall-clock per cancel: 3.6 µs / 64 µs / 0.71 ms / 8.4 ms at
+/// N = 10³ … 10⁶ with the scan, 0.3–0.7 µs now.
 ///
 /// When more slots are empty than full, the continuations left move down, in order, and their
 /// callbacks learn their new slots: O(n) once per n/2 removals, so O(1) amortised, and the array

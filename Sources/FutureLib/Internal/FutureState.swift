@@ -77,8 +77,9 @@ struct FutureState<Value: Sendable>: Sendable {
             }
         }
 
-        /// Adds `continuation` after the others. A first one needs no slot number: a
-        /// ``CancellableCallback`` starts at slot 0, where `.one` keeps it when a second arrives.
+        /// Adds `continuation` after the others. The first one is not numbered, so that a future's
+        /// single continuation costs nothing more: a ``CancellableCallback`` starts at slot 0, and
+        /// ``ContinuationSlots`` numbers both when a second arrives.
         @inlinable
         mutating func append(_ continuation: consuming Continuation<Value>) {
             switch self {

@@ -8,8 +8,8 @@
 /// waits on one shutdown future). `CallgrindDriver futurelib-cancel-pending-<N>`, a random
 /// continuation's token cancelled and a replacement registered, with N pending: 82,600 / 799,000
 /// / 7.9 M instructions at N = 10³ / 10⁴ / 10⁵ with the scan, about 4,100–4,500 at every N now;
-/// `scaling-cancel-pending`, wall-clock per cancel: 3.6 µs / 64 µs / 0.71 ms / 8.4 ms at
-/// N = 10³ … 10⁶ with the scan, 0.3–0.7 µs now.
+/// `scaling-cancel-pending`, wall-clock per cancel: 3.6 µs / 65 µs / 0.71 ms / 9 ms at
+/// N = 10³ … 10⁶ with the scan, 0.3–0.9 µs now (the rise is cache misses, not work).
 ///
 /// When more slots are empty than full, the continuations left move down, in order, and their
 /// callbacks learn their new slots: O(n) once per n/2 removals, so O(1) amortised, and the array

@@ -255,6 +255,8 @@ SCALING = [
     Series("floor: one random 32-byte slot under a Mutex, N slots",
            "8 floor: random 32-byte slot under a Mutex, {n} slots", "access", False, "#bcbd22", dashed=True),
     Series("cancel, N handlers", "8 FutureLib: cancel, {n} handlers", "handler", True, "#1f77b4"),
+    Series("cancel a continuation's token, N continuations pending on one future",
+           "8 FutureLib: cancel a continuation's token, {n} continuations pending", "cancel", False, "#8c564b"),
     Series("traverse, N elements", "8 FutureLib: traverse, {n} elements", "element", True, "#2ca02c"),
     Series("NIO makeSucceededFuture + whenAllSucceed, N elements",
            "8 NIO: makeSucceededFuture + whenAllSucceed, {n} elements", "element", True, "#7f7f7f", dashed=True),

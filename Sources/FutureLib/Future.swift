@@ -245,24 +245,24 @@ public final class Future<Value: Sendable>: Sendable {
             switch ready.take() {
             case .none: break
             case .one(let continuation): continuation.dispatch(result)
-            case .many(let continuations): for continuation in continuations { continuation.dispatch(result) }
+            case .many(let many): for case let continuation? in many.slots { continuation.dispatch(result) }
             }
             return true
         }
         var first: Continuation<Value>? = nil
-        var more: [Continuation<Value>] = []
+        var more: [Continuation<Value>?] = []  // nil where a token removed one
         switch ready.take() {
         case .none: break
         case .one(let continuation): first = continuation
-        case .many(let continuations): more = continuations
+        case .many(let many): more = many.slots
         }
         if let first, !first.isSynchronous { first.dispatch(result) }
-        for continuation in more where !continuation.isSynchronous { continuation.dispatch(result) }
+        for case let continuation? in more where !continuation.isSynchronous { continuation.dispatch(result) }
         while !phase.endDispatching() {
-            for continuation in withState({ $0.takeQueued(phase: phase) }) { continuation.dispatch(result) }
+            for case let continuation? in withState({ $0.takeQueued(phase: phase) }) { continuation.dispatch(result) }
         }
         if let first, first.isSynchronous { first.dispatch(result) }
-        for continuation in more where continuation.isSynchronous { continuation.dispatch(result) }
+        for case let continuation? in more where continuation.isSynchronous { continuation.dispatch(result) }
         return true
     }
 

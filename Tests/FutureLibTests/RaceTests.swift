@@ -145,6 +145,57 @@ struct RaceTests {
         #expect(failures.isEmpty, "\(failures)")
     }
 
+    @Test
+    func `tokens removing some of many continuations racing completion and registration: each runs once, in order`()
+        async
+    {
+        // Six continuations waiting (slots), four cancelled (which compacts the slots), two more
+        // registered on the queue with tokens, one of them cancelled: before completion, or queued
+        // behind the completer's dispatching, or after it.
+        final class Many: Sendable {
+            let promise = Promise<Int>()
+            let requests = (0..<8).map { _ in CancellationRequest() }
+            let rounds = (0..<8).map { _ in Round() }
+            let order = Locked<[Int]>([])
+
+            func register(_ index: Int, on queue: DispatchQueue) {
+                promise.future.onComplete(on: queue, cancellationToken: requests[index].token) { [self] result in
+                    rounds[index].record(result)
+                    if case .success = result { order.withLock { $0.append(index) } }
+                }
+            }
+        }
+        let queue = DispatchQueue(label: "RaceTests.many")
+        let failures = await race(
+            iterations: Stress.cheap,
+            setup: {
+                let state = Many()
+                for index in 0..<6 { state.register(index, on: queue) }
+                return state
+            },
+            actions: [
+                { @Sendable state in state.promise.fulfill(1) },
+                { @Sendable state in for index in [4, 1, 0, 3] { state.requests[index].cancel() } },
+                { @Sendable state in
+                    state.register(6, on: queue)
+                    state.register(7, on: queue)
+                    state.requests[6].cancel()
+                },
+            ],
+            check: { state in
+                queue.sync {}  // every continuation was handed to the queue before the actions returned
+                for (index, round) in state.rounds.enumerated() {
+                    guard round.calls == 1, round.others.value == 0 else { return "\(index): \(round.describe())" }
+                    let cancellable = [0, 1, 3, 4, 6].contains(index)
+                    guard cancellable || round.values.value == 1 else { return "\(index) not fulfilled" }
+                }
+                let order = state.order.value
+                return order == order.sorted() ? nil : "order \(order)"
+            }
+        )
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
     @Test func `concurrent resolutions: exactly one try form wins and its result stays`() async {
         final class Resolutions: Sendable {
             let promise = Promise<Int>()

@@ -16,6 +16,55 @@ struct ScaleTests {
     /// seconds on 2 loaded cores, and `make test` runs the timer tests of other suites beside them.
     static let timers = Stress.override == nil ? Scale.hundredThousand / 10 : Scale.hundredThousand
 
+    /// The continuations test's size: 10⁵ under `make stress`, a tenth of it in `make test`.
+    static let continuations = Stress.override == nil ? Scale.hundredThousand / 10 : Scale.hundredThousand
+
+    /// In which order the tokens are cancelled.
+    enum CancelOrder: String, CaseIterable, Sendable {
+        case registration, reverse, random
+    }
+
+    @Test(arguments: CancelOrder.allCases)
+    func `continuations removed by their tokens from one pending future never run; the others run once, in order`(
+        order: CancelOrder
+    ) async {
+        let count = Self.continuations
+        let (ran, waitingBefore, releasedOnCancel, releasedOnCompletion) = await onHeavyThread {
+            () -> ([Int], String, Int, Int) in
+            let promise = Promise<Int>()
+            let counter = DeinitCounter()
+            let ran = Locked<[Int]>([])
+            func register(_ index: Int, token: CancellationToken) {
+                let tracked = counter.make()  // released with the continuation
+                promise.future.onSuccess(on: .synchronous, cancellationToken: token) { _ in
+                    tracked.touch()
+                    ran.withLock { $0.append(index) }
+                }
+            }
+            let requests = (0..<count).map { _ in CancellationRequest() }
+            for index in 0..<count { register(index, token: requests[index].token) }
+            // Every tenth survives; the others are cancelled.
+            var victims = (0..<count).filter { $0 % 10 != 0 }
+            switch order {
+            case .registration: break
+            case .reverse: victims.reverse()
+            case .random: victims.shuffle()
+            }
+            for index in victims { requests[index].cancel() }
+            let releasedOnCancel = counter.deallocated
+            // Registered after the cancellations: they run after the survivors.
+            for index in count..<(count + 10) { register(index, token: CancellationRequest().token) }
+            let waitingBefore = promise.future.debugDescription
+            promise.fulfill(1)
+            return (ran.value, waitingBefore, releasedOnCancel, counter.deallocated)
+        }
+        let survivors = (0..<count).filter { $0 % 10 == 0 } + (count..<(count + 10))
+        #expect(ran == survivors)  // once each, in registration order; no cancelled one
+        #expect(waitingBefore.contains("\(survivors.count) continuations waiting"))
+        #expect(releasedOnCancel == count - count / 10)  // released when cancelled, not at completion
+        #expect(releasedOnCompletion == count + 10)
+    }
+
     @Test func `a million registrations on one token all run exactly once on cancel`() async {
         let (runs, released) = await onHeavyThread { () -> (Int, Int) in
             let request = CancellationRequest()

@@ -12,6 +12,7 @@
 //   7. value() async on a completed future vs await task.value: reported
 //   9. async map on a completed future, awaited <= 1.5 (vs Future { async }, awaited; and that beside a Task)
 //   8. traverse of 10^3 ... 10^6 elements: per-element cost flat in N
+//   8. cancel a continuation's token with 10^3 ... 10^6 continuations pending on one future: per-cancel cost flat in N
 
 import Benchmark
 import Dispatch
@@ -91,6 +92,7 @@ let benchmarks: @Sendable () -> Void = {
     valueAsyncOnCompleted()
     asyncClosures()
     traverseScaling()
+    cancelPendingContinuationScaling()
     streamBenchmarks()  // StreamBenchmarks.swift
     multiThreadedBenchmarks()  // MultiThreadedBenchmarks.swift: 10, 12, 13, 14
 }
@@ -243,6 +245,71 @@ private func traverseScaling() {
             }
             benchmark.stopMeasurement()
             try? loop.syncShutdownGracefully()
+        }
+    }
+}
+
+// MARK: 8. cancel a continuation's token with 10^3 ... 10^6 continuations pending on one future
+
+/// `count` continuations pending on one promise, each registered with its own request's token (the server pattern:
+/// every request waits on one long-lived future, and a disconnect cancels its token). Built in `setup`.
+private final class PendingContinuations: @unchecked Sendable {
+    // Sendable: only the benchmark's own thread touches it; setup, the iterations and teardown run one after another.
+    let count: Int
+    private var promise = Promise<Int>()
+    var requests: [CancellationRequest] = []
+
+    init(count: Int) {
+        self.count = count
+    }
+
+    func build() {
+        promise = Promise<Int>()
+        requests = (0..<count).map { _ in register() }
+    }
+
+    func register() -> CancellationRequest {
+        let request = CancellationRequest()
+        promise.future.onSuccess(on: .synchronous, cancellationToken: request.token) { blackHole($0) }
+        return request
+    }
+
+    func release() {
+        promise.fulfill(1)
+        requests = []
+    }
+}
+
+private func cancelPendingContinuationScaling() {
+    let operationsPerIteration = 1_000
+    for size in scalingSizes {
+        let fixture = PendingContinuations(count: size)
+        // Cancel the tokens of 1,000 continuations picked at random, then register replacements, unmeasured, so that
+        // `size` stay pending. Removal used to scan the future's continuations: O(N) per cancel.
+        Benchmark(
+            "8 FutureLib: cancel a continuation's token, \(size) continuations pending",
+            configuration: .init(
+                metrics: metrics,
+                warmupIterations: 3,
+                scalingFactor: .kilo,
+                maxDuration: .seconds(1),
+                maxIterations: 300
+            )
+        ) { benchmark in
+            let indices = Array(fixture.requests.indices.shuffled().prefix(operationsPerIteration))
+            let victims = indices.map { fixture.requests[$0] }
+            benchmark.startMeasurement()
+            for request in victims {
+                request.cancel()
+            }
+            benchmark.stopMeasurement()
+            for index in indices {
+                fixture.requests[index] = fixture.register()
+            }
+        } setup: {
+            fixture.build()
+        } teardown: {
+            fixture.release()
         }
     }
 }

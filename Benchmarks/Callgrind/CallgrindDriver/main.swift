@@ -18,6 +18,11 @@
 //                                          stripes only from contention, which valgrind, running one thread at a
 //                                          time, does not produce here: this measures the unstriped path too)
 //   cancellation-cancel                 6. a request with 10 handlers, cancelled (LIFO run of the handlers)
+//   futurelib-cancel-pending-<N>        8. N continuations pending on one promise, each with its own token; one
+//                                          operation cancels a random one's token (removing it from the future)
+//                                          and registers a replacement, so that N stay pending
+//   scaling-cancel-pending              8. not for valgrind: the wall-clock time per cancel of the same, for
+//                                          N = 10^3 ... 10^6, the median of `count` rounds of 1,000 cancels each
 //   mallinfo-futurelib / mallinfo-nio   13. not for valgrind: prints the heap bytes per pending promise with one
 //                                          continuation as glibc's malloc counts them (`mallinfo2().uordblks`,
 //                                          so rounded up to malloc's chunk sizes), for `count` promises
@@ -159,6 +164,80 @@ func cancellationCancel(_ count: Int) {
     }
 }
 
+/// A deterministic generator, so that every run cancels the same continuations.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// `count` continuations pending on one promise, each registered with its own request's token: cancelling a
+/// request removes its continuation from the future (the server pattern: every request waits on one long-lived
+/// future, and a disconnect cancels its token).
+final class PendingContinuations {
+    let promise = Promise<Int>()
+    var requests: [CancellationRequest] = []
+    var random = SplitMix(state: 42)
+
+    init(count: Int) {
+        requests.reserveCapacity(count)
+        for _ in 0..<count { requests.append(register()) }
+    }
+
+    func register() -> CancellationRequest {
+        let request = CancellationRequest()
+        promise.future.onSuccess(on: .synchronous, cancellationToken: request.token) { sink($0) }
+        return request
+    }
+
+    /// `count` distinct indices, picked at random.
+    func randomIndices(_ count: Int) -> [Int] {
+        Array(requests.indices.shuffled(using: &random).prefix(count))
+    }
+
+    func finish() {
+        promise.fulfill(1)
+    }
+}
+
+func futureLibCancelPending(_ count: Int, pending: Int) {
+    let fixture = PendingContinuations(count: pending)
+    for _ in 0..<count {
+        let index = Int.random(in: 0..<pending, using: &fixture.random)
+        fixture.requests[index].cancel()
+        fixture.requests[index] = fixture.register()
+    }
+    fixture.finish()
+}
+
+/// Wall-clock nanoseconds per cancel with N continuations pending, for N = 10^3 ... 10^6: the median of `rounds`
+/// rounds, each cancelling 1,000 distinct continuations picked at random (then replaced, unmeasured).
+func scalingCancelPending(_ rounds: Int) {
+    let perRound = 1_000
+    for pending in [1_000, 10_000, 100_000, 1_000_000] {
+        let fixture = PendingContinuations(count: pending)
+        var samples: [Double] = []
+        for _ in 0..<max(rounds, 1) {
+            let indices = fixture.randomIndices(perRound)
+            let victims = indices.map { fixture.requests[$0] }
+            let start = DispatchTime.now().uptimeNanoseconds
+            for request in victims { request.cancel() }
+            let end = DispatchTime.now().uptimeNanoseconds
+            samples.append(Double(end - start) / Double(victims.count))
+            for index in indices { fixture.requests[index] = fixture.register() }
+        }
+        fixture.finish()
+        samples.sort()
+        print("cancel a continuation's token, \(pending) pending: \(samples[samples.count / 2]) ns per cancel")
+    }
+}
+
 /// Heap bytes in use as glibc's malloc counts them: requested sizes rounded up to its chunks.
 func heapBytesInUse() -> Int {
     Int(malloc_info_bytes_in_use())
@@ -219,6 +298,12 @@ case "nio-pending": try nioPending(count)
 case "cancellation-register": cancellationRegister(count)
 case "cancellation-register-striped": cancellationRegisterStriped(count)
 case "cancellation-cancel": cancellationCancel(count)
+case "scaling-cancel-pending": scalingCancelPending(count)
+case let scenario where scenario.hasPrefix("futurelib-cancel-pending-"):
+    guard let pending = Int(scenario.dropFirst("futurelib-cancel-pending-".count)), pending > 0 else {
+        fatalError("usage: CallgrindDriver futurelib-cancel-pending-<N> <count>")
+    }
+    futureLibCancelPending(count, pending: pending)
 case "mallinfo-futurelib": mallinfoFutureLib(count)
 case "mallinfo-nio": try mallinfoNIO(count)
 default:

@@ -76,12 +76,16 @@ final class CancellableCallback<Value: Sendable>: @unchecked Sendable {
     // Sendable: `callback`, `future` and `failDerived` are constants. `registration` is written
     // once, by the registering thread before it stores the continuation under the future's lock,
     // and read only by whoever runs the callback, which got it from the state under that lock (or
-    // on the registering thread itself).
+    // on the registering thread itself). `slot` is read and written only under the future's lock.
     @usableFromInline let callback: Callback<Value>
     @usableFromInline let future: Future<Value>
     /// For a combinator: fails its derived future with `CancellationError`. Nil for a continuation.
     @usableFromInline let failDerived: (@Sendable () -> Void)?
     @usableFromInline var registration: CancellationRegistration?
+    /// Where the future keeps the continuation, so that removing it needs no scan: its index in
+    /// ``ContinuationSlots`` or in a queued array (0, where a first continuation is, until it is
+    /// stored after others). A stale slot is harmless: removal checks the continuation there.
+    @usableFromInline var slot = 0
 
     @inlinable
     init(_ callback: Callback<Value>, of future: Future<Value>, failDerived: (@Sendable () -> Void)? = nil) {
@@ -167,6 +171,12 @@ struct Continuation<Value: Sendable>: Sendable {
     func uses(_ cancellable: CancellableCallback<Value>) -> Bool {
         if case .cancellable(_, let box) = storage { return box === cancellable }
         return false
+    }
+
+    /// Tells a cancellable callback that it is stored at `slot` (``CancellableCallback/slot``).
+    @inlinable
+    func placed(at slot: Int) {
+        if case .cancellable(_, let box) = storage { box.slot = slot }
     }
 
     /// Runs the callback on its context. Never call it with a lock held.

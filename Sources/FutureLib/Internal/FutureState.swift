@@ -40,9 +40,13 @@ struct FutureState<Value: Sendable>: Sendable {
         /// ``add(target:callback:phase:)``), so that a serial context runs continuations in
         /// registration order. Rare, and kept apart so that reading a result copies no array
         /// (scenario 3, `futurelib-sequence`).
-        case succeededQueuing([Continuation<Value>], StoredValue)
+        ///
+        /// A token removes a queued continuation by leaving nil in its place (its
+        /// ``CancellableCallback/slot`` says where): O(1), and no compaction, since the completer
+        /// takes the whole array at its next turn (``takeQueued(phase:)``).
+        case succeededQueuing([Continuation<Value>?], StoredValue)
         /// As `failed`, with continuations queued behind the completer.
-        case failedQueuing([Continuation<Value>], any Error)
+        case failedQueuing([Continuation<Value>?], any Error)
     }
 
     /// Continuations in registration order: most futures have exactly one, which needs no array.
@@ -51,7 +55,7 @@ struct FutureState<Value: Sendable>: Sendable {
     enum Waiting: Sendable {
         case none
         case one(Continuation<Value>)
-        case many([Continuation<Value>])
+        case many(ContinuationSlots<Value>)
 
         /// How many there are.
         @inlinable
@@ -59,7 +63,7 @@ struct FutureState<Value: Sendable>: Sendable {
             switch self {
             case .none: 0
             case .one: 1
-            case .many(let continuations): continuations.count
+            case .many(let slots): slots.count
             }
         }
 
@@ -69,22 +73,42 @@ struct FutureState<Value: Sendable>: Sendable {
             switch self {
             case .none: true
             case .one(let continuation): continuation.isSynchronous
-            case .many(let continuations): continuations.allSatisfy { $0.isSynchronous }
+            case .many(let slots): slots.allSynchronous
             }
         }
 
-        /// Adds `continuation` after the others.
+        /// Adds `continuation` after the others. The first one is not numbered, so that a future's
+        /// single continuation costs nothing more: a ``CancellableCallback`` starts at slot 0, and
+        /// ``ContinuationSlots`` numbers both when a second arrives.
         @inlinable
         mutating func append(_ continuation: consuming Continuation<Value>) {
             switch self {
             case .none:
                 self = .one(continuation)
             case .one(let first):
-                self = .many([first, continuation])
-            case .many(var continuations):
+                self = .many(ContinuationSlots(first, continuation))
+            case .many(var slots):
                 self = .none  // so that the array is uniquely referenced and grows in place
-                continuations.append(continuation)
-                self = .many(continuations)
+                slots.append(continuation)
+                self = .many(slots)
+            }
+        }
+
+        /// Removes the continuation that `cancellable` belongs to, in O(1) (amortised, for `.many`).
+        @inlinable
+        mutating func remove(_ cancellable: CancellableCallback<Value>) -> Continuation<Value>? {
+            switch self {
+            case .none:
+                return nil
+            case .one(let continuation):
+                guard continuation.uses(cancellable) else { return nil }
+                self = .none
+                return continuation
+            case .many(var slots):
+                self = .none  // so that the array is uniquely referenced
+                let removed = slots.remove(cancellable)
+                self = slots.isEmpty ? .none : .many(slots)  // the last one gone: the array goes too
+                return removed
             }
         }
     }
@@ -141,7 +165,7 @@ struct FutureState<Value: Sendable>: Sendable {
         switch storage {
         case .pending(let waiting, _), .pendingAtBoxedSite(let waiting, _), .queued(let waiting, _): waiting.count
         case .succeeded, .failed: 0
-        case .succeededQueuing(let queued, _), .failedQueuing(let queued, _): queued.count
+        case .succeededQueuing(let queued, _), .failedQueuing(let queued, _): queued.count { $0 != nil }
         }
     }
 
@@ -202,9 +226,10 @@ struct FutureState<Value: Sendable>: Sendable {
     }
 
     /// The continuations registered while the completer was dispatching (``CompletionPhase/queued``),
-    /// to dispatch next in registration order; the completer then tries to end dispatching again.
+    /// to dispatch next in registration order (nil where a token removed one); the completer then
+    /// tries to end dispatching again.
     @inlinable
-    mutating func takeQueued(phase: borrowing CompletionPhase) -> [Continuation<Value>] {
+    mutating func takeQueued(phase: borrowing CompletionPhase) -> [Continuation<Value>?] {
         phase.resumeDispatching()
         switch storage {
         case .succeededQueuing(let queued, let value):
@@ -266,21 +291,29 @@ struct FutureState<Value: Sendable>: Sendable {
             guard !isSynchronous, phase.joinDispatching() else {
                 return .dispatch(.success(value.value(as: Value.self)))
             }
-            storage = .succeededQueuing([continuation.take()!], value)
+            let added = continuation.take()!
+            added.placed(at: 0)
+            storage = .succeededQueuing([added], value)
         case .failed(let error):
             guard !isSynchronous, phase.joinDispatching() else { return .dispatch(.failure(error)) }
-            storage = .failedQueuing([continuation.take()!], error)
+            let added = continuation.take()!
+            added.placed(at: 0)
+            storage = .failedQueuing([added], error)
         case .succeededQueuing(var queued, let value):
             guard !isSynchronous, phase.joinDispatching() else {
                 return .dispatch(.success(value.value(as: Value.self)))
             }
             storage = .succeeded(NoContinuations(), value)  // so that the array is uniquely referenced
-            queued.append(continuation.take()!)
+            let added = continuation.take()!
+            added.placed(at: queued.count)
+            queued.append(added)
             storage = .succeededQueuing(queued, value)
         case .failedQueuing(var queued, let error):
             guard !isSynchronous, phase.joinDispatching() else { return .dispatch(.failure(error)) }
             storage = .failed(error)
-            queued.append(continuation.take()!)
+            let added = continuation.take()!
+            added.placed(at: queued.count)
+            queued.append(added)
             storage = .failedQueuing(queued, error)
             return .queued
         }
@@ -289,22 +322,26 @@ struct FutureState<Value: Sendable>: Sendable {
 
     /// Removes the pending continuation that `cancellable` belongs to (its token was cancelled);
     /// nil if it already ran.
+    ///
+    /// O(1): the callback knows its slot (``CancellableCallback/slot``), so nothing is scanned. A
+    /// scan cost O(n) under the lock per removal, O(n²) when n continuations waiting on one
+    /// long-lived future are all cancelled (`CallgrindDriver futurelib-cancel-pending-<N>`).
     @inlinable
     mutating func remove(_ cancellable: CancellableCallback<Value>) -> Continuation<Value>? {
-        // Complete, the continuation may still be queued behind the completer's dispatching.
         switch storage {
         case .succeeded, .failed:
             return nil
+        // Complete, the continuation may still be queued behind the completer's dispatching.
         case .succeededQueuing(var queued, let value):
-            guard let index = queued.firstIndex(where: { $0.uses(cancellable) }) else { return nil }
+            guard let removed = Self.queued(cancellable, in: queued) else { return nil }
             storage = .succeeded(NoContinuations(), value)  // so that the array is uniquely referenced
-            let removed = queued.remove(at: index)
+            queued[cancellable.slot] = nil
             storage = .succeededQueuing(queued, value)
             return removed
         case .failedQueuing(var queued, let error):
-            guard let index = queued.firstIndex(where: { $0.uses(cancellable) }) else { return nil }
+            guard let removed = Self.queued(cancellable, in: queued) else { return nil }
             storage = .failed(error)
-            let removed = queued.remove(at: index)
+            queued[cancellable.slot] = nil
             storage = .failedQueuing(queued, error)
             return removed
         case .pending, .pendingAtBoxedSite, .queued:
@@ -312,20 +349,19 @@ struct FutureState<Value: Sendable>: Sendable {
         }
         guard case .some(var waiting) = takeWaiting() else { return nil }
         defer { put(waiting) }
-        switch waiting {
-        case .none:
-            return nil
-        case .one(let continuation):
-            guard continuation.uses(cancellable) else { return nil }
-            waiting = .none
-            return continuation
-        case .many(var continuations):
-            guard let index = continuations.firstIndex(where: { $0.uses(cancellable) }) else { return nil }
-            waiting = .none  // so that the array is uniquely referenced
-            let removed = continuations.remove(at: index)
-            waiting = .many(continuations)
-            return removed
-        }
+        return waiting.remove(cancellable)
+    }
+
+    /// The continuation in `cancellable`'s slot of a queued array, if it is the callback's (only
+    /// read: the caller clears the slot once the array is uniquely referenced).
+    @inlinable
+    static func queued(
+        _ cancellable: CancellableCallback<Value>,
+        in queued: [Continuation<Value>?]
+    ) -> Continuation<Value>? {
+        let slot = cancellable.slot
+        guard slot < queued.count, let continuation = queued[slot], continuation.uses(cancellable) else { return nil }
+        return continuation
     }
 
     /// Puts back the continuations ``takeWaiting()`` took from the pending state.

@@ -155,7 +155,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
                 return (false, [])
             }
         }
-        _ = consume unpinned  // released outside the lock
+        withExtendedLifetime(unpinned) {}  // released here, outside the lock
         return installed
     }
 
@@ -284,7 +284,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
             for waiter in step.wake { waiter.signal() }
             step.handler?()
         }
-        _ = stripes.closeAndTake()  // empty lists now: frees their slabs, outside every lock
+        withExtendedLifetime(stripes.closeAndTake()) {}  // empty lists now: frees their slabs, outside every lock
         continueHandlers()
     }
 
@@ -358,7 +358,12 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         remains.attachments?.detach()
         // Stripes are installed only while the request is active, under the lock that took `remains`:
         // if it has any, their address is seen here. Their handlers are released here, outside every lock.
-        if let stripes = cachedStripes { _ = stripes._withUnsafeGuaranteedRef { $0.closeAndTake() } }
+        // Kept to here, not discarded: a discarded result may be released inside the stripe's lock,
+        // and a handler's `deinit` may drop a registration, whose owner takes that lock.
+        if let stripes = cachedStripes {
+            let lists = stripes._withUnsafeGuaranteedRef { $0.closeAndTake() }
+            withExtendedLifetime(lists) {}
+        }
     }
 
     // MARK: - Links
@@ -382,7 +387,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
             let removed = state.install(links: links)
             return (removed, state.hasAttachments ? pinStripes() : [])
         }
-        _ = consume unpinned  // released outside the lock
+        withExtendedLifetime(unpinned) {}  // released here, outside the lock
         if let removed {
             for link in removed { link.unregister() }
         }
@@ -417,7 +422,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
                 let stale = state.install(timer, on: clock)
                 return (stale, state.hasAttachments ? pinStripes() : [])
             }
-            _ = consume unpinned  // released outside the lock
+            withExtendedLifetime(unpinned) {}  // released here, outside the lock
             stale?.cancel()
         }
     }

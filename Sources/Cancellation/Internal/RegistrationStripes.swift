@@ -76,7 +76,7 @@ final class RegistrationStripes: @unchecked Sendable {
         // The owners hold their stripes: let go of them first (a cycle otherwise). Nothing runs here
         // (the core is gone): an owner that registrations still hold keeps its stripe, closed.
         let owners = (0..<Self.count).map { stripes[$0].releaseOwner() }
-        _ = consume owners
+        withExtendedLifetime(owners) {}
         stripes.deinitialize(count: Self.count)
         stripes.deallocate()
         stamps.deinitialize(count: 1)

@@ -37,6 +37,10 @@ final class StripeOwner: RegistrationOwner, @unchecked Sendable {
 
     deinit {
         // Taken under the lock it was stored under (ThreadSanitizer sees that order), released after.
-        _ = stripe.takePin(of: self)
+        // Kept in a binding to the end: discarded (`_ =`), the optimizer released it inside the lock
+        // (release builds), and the core's `deinit` then took the same spin lock: a deadlock
+        // (`make stress`, "the last registration made before the timer lets the request go").
+        let pin = stripe.takePin(of: self)
+        withExtendedLifetime(pin) {}
     }
 }

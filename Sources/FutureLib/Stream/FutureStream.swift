@@ -154,8 +154,10 @@ public final class FutureStream<Value: Sendable>: Sendable {
         if schedule { subscriber.schedule() }
         guard let id, cancellationToken.canBeCancelled else { return }
         let registration = cancellationToken.onCancel { [weak self] in
-            // The removed subscriber is released when this statement ends, outside the lock.
-            _ = self?.state.withLock { $0.unsubscribe(id) }
+            // The removed subscriber is released after the lock (kept in a binding: a discarded
+            // result may be released inside the lock).
+            let removed = self?.state.withLock { $0.unsubscribe(id) }
+            withExtendedLifetime(removed) {}
             subscriber.cancel()
         }
         subscriber.attach(registration)

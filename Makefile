@@ -5,7 +5,7 @@ SWIFT_FORMAT ?= swift-format
 SHIM_CC ?= $(shell command -v cc || command -v clang)
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: help build test test-wide snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-report bench-callgrind clean \
+.PHONY: help build test test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-report bench-callgrind clean \
 	integrations-test demo-server
 
 help: ## List the targets
@@ -23,6 +23,9 @@ test-wide: ## The test suite again (after `make test`) as on an 8-processor mach
 	mkdir -p .build/wide-machine
 	$(SHIM_CC) -shared -fPIC -O2 -o .build/wide-machine/libprocessors.so Scripts/wide-machine/processors.c -ldl
 	LD_PRELOAD=$(CURDIR)/.build/wide-machine/libprocessors.so WIDE_MACHINE_PROCESSORS=8 $(SWIFT) test --skip-build $(TEST_FLAGS)
+
+test-release: ## The test suite built with optimizations (-c release), as users ship it: the optimizer may end a value's lifetime inside a locked section, which a debug build never does. A hang is killed after 15 minutes
+	timeout -k 10 900 $(SWIFT) test -c release --scratch-path .build-release $(TEST_FLAGS)
 
 snippets: ## Compile every ```swift block of README, Documentation/, DocC articles and doc comments (after a build)
 	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py

@@ -54,7 +54,15 @@ public enum FutureDiagnostics: Sendable {
     /// ```
     public static var onBrokenPromise: (@Sendable (BrokenPromise) -> Void)? {
         get { brokenPromiseHook.withLock { $0 } }
-        set { brokenPromiseHook.withLock { $0 = newValue } }
+        set {
+            // The hook replaced is released after the lock: its captures' `deinit`s are user code.
+            let replaced = brokenPromiseHook.withLock { hook in
+                let replaced = hook
+                hook = newValue
+                return replaced
+            }
+            withExtendedLifetime(replaced) {}
+        }
     }
 
     private static let brokenPromiseHook = Lock<(@Sendable (BrokenPromise) -> Void)?>(nil)

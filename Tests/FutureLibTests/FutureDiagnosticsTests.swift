@@ -54,4 +54,30 @@ struct FutureDiagnosticsTests {
         let future = Promise<Int>().future
         #expect(future.result.map { error in (try? error.get()) == nil } == true)
     }
+
+    @Test func `the hook replaced is released outside the lock`() {
+        // The replaced hook's capture reads the hook in its `deinit`: inside the lock, a deadlock.
+        let released = Counter()
+        let capture = ReadsHookOnDeinit(released)
+        FutureDiagnostics.onBrokenPromise = { _ in capture.touch() }
+        _ = consume capture
+        FutureDiagnostics.onBrokenPromise = nil
+        #expect(released.value == 1)
+    }
+}
+
+/// A hook's capture that reads the hook when released.
+private final class ReadsHookOnDeinit: Sendable {
+    let released: Counter
+
+    init(_ released: Counter) {
+        self.released = released
+    }
+
+    func touch() {}
+
+    deinit {
+        _ = FutureDiagnostics.onBrokenPromise
+        released.increment()
+    }
 }

@@ -96,6 +96,30 @@ struct CancellationRegistrationTests {
         #expect(!registration.unregister())
     }
 
+    // A handler is released after the request's lock: its captures' `deinit`s are user code, which
+    // may unregister another registration of the same request (inside the lock, a deadlock). Release
+    // builds (`make test-release`) are the ones that could release it inside the lock.
+
+    @Test func `unregister releases the handler outside the request's lock`() {
+        let request = CancellationRequest()
+        let other = request.token.onCancel {}
+        let capture = UnregistersOnDeinit(other)
+        let registration = request.token.onCancel { capture.touch() }
+        _ = consume capture
+        #expect(registration.unregister())  // releases the handler: its capture unregisters `other`
+        #expect(!other.unregister())
+    }
+
+    @Test func `unregisterAndWait releases the handler outside the request's lock`() {
+        let request = CancellationRequest()
+        let other = request.token.onCancel {}
+        let capture = UnregistersOnDeinit(other)
+        let registration = request.token.onCancel { capture.touch() }
+        _ = consume capture
+        registration.unregisterAndWait()
+        #expect(!other.unregister())
+    }
+
     @Test func `registrations on none and on a cancelled token are inert`() {
         let onNone = CancellationToken.none.onCancel {}
         let onCancelled = CancellationToken.cancelled.onCancel {}
@@ -249,5 +273,20 @@ struct CancellationRegistrationTests {
         let onCancelled = CancellationToken.cancelled.onCancel {}
         #expect(onNone == onCancelled)
         #expect(Set([onNone, onCancelled]).count == 1)
+    }
+}
+
+/// A handler's capture that unregisters `registration` when released.
+private final class UnregistersOnDeinit: Sendable {
+    let registration: CancellationRegistration
+
+    init(_ registration: CancellationRegistration) {
+        self.registration = registration
+    }
+
+    func touch() {}
+
+    deinit {
+        _ = registration.unregister()
     }
 }

@@ -180,4 +180,60 @@ struct RegistrationStripeTests {
         #expect(order.value == [3, 2, 1, 0])
         #expect((before + after).allSatisfy { !$0.unregister() })
     }
+
+    // A handler is released after its stripe's lock: its captures' `deinit`s are user code, which
+    // may unregister a registration of the same stripe (a spin lock: inside the lock, a deadlock).
+    // Release builds (`make test-release`) are the ones that could release it inside the lock.
+
+    @Test func `unregistering releases the handler outside the stripe's lock`() {
+        let request = CancellationRequest()
+        #expect(request.token.stripeRegistrations())
+        let other = request.token.onCancel(inStripe: 1) {}
+        let capture = UnregistersOnDeinit(other)
+        let registration = request.token.onCancel(inStripe: 1) { capture.touch() }
+        _ = consume capture
+        #expect(registration.unregister())  // releases the handler: its capture unregisters `other`
+        #expect(!other.unregister())
+    }
+
+    @Test func `unregistering and waiting releases the handler outside the stripe's lock`() {
+        let request = CancellationRequest()
+        #expect(request.token.stripeRegistrations())
+        let other = request.token.onCancel(inStripe: 1) {}
+        let capture = UnregistersOnDeinit(other)
+        let registration = request.token.onCancel(inStripe: 1) { capture.touch() }
+        _ = consume capture
+        registration.unregisterAndWait()
+        #expect(!other.unregister())
+    }
+
+    @Test func `after a timer, unregistering a registration from before releases its handler outside the lock`() {
+        let clock = ManualClock()
+        let request = CancellationRequest()
+        #expect(request.token.stripeRegistrations())
+        let other = request.token.onCancel(inStripe: 1) {}
+        let capture = UnregistersOnDeinit(other)
+        let registration = request.token.onCancel(inStripe: 1) { capture.touch() }
+        _ = consume capture
+        request.cancel(after: .seconds(10), clock: clock)
+        #expect(registration.unregister())
+        #expect(!other.unregister())
+        clock.advance(by: .seconds(10))
+        #expect(request.isCancellationRequested)
+    }
+}
+
+/// A handler's capture that unregisters `registration` when released.
+private final class UnregistersOnDeinit: Sendable {
+    let registration: CancellationRegistration
+
+    init(_ registration: CancellationRegistration) {
+        self.registration = registration
+    }
+
+    func touch() {}
+
+    deinit {
+        _ = registration.unregister()
+    }
 }

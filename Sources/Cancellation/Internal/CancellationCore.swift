@@ -222,7 +222,10 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
             if removed == nil { waitForStripedHandler(key) }  // else released here, outside every lock
             return
         }
-        guard case .running = state.withLock({ $0.unregister(key) }) else { return }
+        // Kept in a binding, not matched and discarded: a removed handler is released here, outside
+        // the lock (a discarded result may be released inside it in release builds).
+        let action = state.withLock { $0.unregister(key) }
+        guard case .running = action else { return withExtendedLifetime(action) {} }
         waitForRunningHandler(key)
     }
 

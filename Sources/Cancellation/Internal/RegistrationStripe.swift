@@ -126,7 +126,8 @@ final class RegistrationStripe: @unchecked Sendable {
 
     /// Like `unregister`, and when the handler is running on another thread, waits until it returned.
     func unregisterAndWait(_ key: Key) {
-        if remove(key) != nil { return }
+        let removed = remove(key)  // kept in a binding: released here, outside the lock
+        if removed != nil { return withExtendedLifetime(removed) {} }
         // Not in the stripe: it ran, is running, was removed or dropped. Only a cancellation, which
         // holds the core, can be running it: if the core is gone, so is the handler.
         core?.waitForStripedHandler(key)

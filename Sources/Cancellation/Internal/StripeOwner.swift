@@ -32,7 +32,11 @@ final class StripeOwner: RegistrationOwner, @unchecked Sendable {
     /// released here, outside the stripe's lock.
     @inline(__always)
     func unregister(_ key: RegistrationList.Key) -> Bool {
-        RegistrationStripe.remove(key, line: line) != nil
+        // Kept in a binding to the end, not compared and discarded: the optimizer may release a
+        // discarded result inside the lock, and the handler's captures' `deinit`s are user code.
+        let removed = RegistrationStripe.remove(key, line: line)
+        defer { withExtendedLifetime(removed) {} }
+        return removed != nil
     }
 
     deinit {

@@ -197,7 +197,7 @@ public final class ManualClock: TimerClock {
             state.timers.remove(timer)
             return timer.takeFire()
         }
-        _ = consume fire  // released here, outside the lock: it may run user `deinit`s
+        withExtendedLifetime(fire) {}  // released here, outside the lock: it may run user `deinit`s
     }
 }
 

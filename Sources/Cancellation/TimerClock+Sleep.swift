@@ -73,10 +73,11 @@ private final class Sleep: Sendable {
 
     /// The timer fired: the task goes on.
     private func fire() {
-        let continuation = state.withLock { state in
-            state.timer = nil
-            return state.continuation.take()
+        // The timer is taken out and released after the lock, not released inside it.
+        let (continuation, timer) = state.withLock { state in
+            (state.continuation.take(), state.timer.take())
         }
+        withExtendedLifetime(timer) {}
         continuation?.resume()
     }
 

@@ -5,6 +5,17 @@ import Testing
 
 @Suite(.timeLimit(.minutes(3)))
 struct FutureStreamTests {
+    @Test func `a result evicted from the replay buffer is released outside the stream's lock`() {
+        // Its `deinit` reads the stream (its lock): released inside the lock, a deadlock. Release
+        // builds (`make test-release`) are the ones that could release it there.
+        let promise = StreamPromise<ReadsStreamOnDeinit>(capacity: 1)
+        let released = Counter()
+        promise.fulfill(ReadsStreamOnDeinit(promise.stream, released))
+        promise.fulfill(ReadsStreamOnDeinit(promise.stream, released))  // evicts the first
+        #expect(released.value == 1)
+        promise.finish()
+    }
+
     // MARK: - Order
 
     @Test func `a subscriber gets every result in order`() async {
@@ -338,3 +349,19 @@ extension StreamPromise: EarlierStreamPromiseNames {}
 /// Keeps the optimizer from dropping a computation.
 @inline(never)
 func blackHole<T>(_ value: T) {}
+
+/// A value whose `deinit` reads its stream, so takes the stream's lock.
+private final class ReadsStreamOnDeinit: Sendable {
+    weak let stream: FutureStream<ReadsStreamOnDeinit>?  // weak: the stream keeps the value
+    let released: Counter
+
+    init(_ stream: FutureStream<ReadsStreamOnDeinit>, _ released: Counter) {
+        self.stream = stream
+        self.released = released
+    }
+
+    deinit {
+        _ = stream?.subscriberCount
+        released.increment()
+    }
+}

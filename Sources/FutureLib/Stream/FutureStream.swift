@@ -86,8 +86,10 @@ public final class FutureStream<Value: Sendable>: Sendable {
     /// Records `result` and hands it to every subscriber; false when the stream is finished.
     @inlinable @discardableResult
     func publish(_ result: Result<Value, any Error>) -> Bool {
-        // `evicted` is released when this statement ends, outside the lock.
-        guard let (ready, _) = state.withLock({ $0.publish(result) }) else { return false }
+        // `evicted` is kept in a binding and released after the lock: a discarded result (`_`) may be
+        // released inside the lock in release builds, and a user value's `deinit` may run there.
+        guard let (ready, evicted) = state.withLock({ $0.publish(result) }) else { return false }
+        withExtendedLifetime(evicted) {}
         ready.schedule()
         return true
     }

@@ -57,8 +57,9 @@ final class StreamIteratorInbox<Value: Sendable>: Sendable {
     @inlinable
     func receive(_ event: StreamEvent<Value>) {
         typealias Waiter = UnsafeContinuation<Result<Value, any Error>?, Never>
-        // A result dropped by the policy is released when this statement ends, outside the lock.
-        let (waiter, result, _) = state.withLock {
+        // A result dropped by the policy is released after the lock, kept in a binding: a discarded
+        // result (`_`) may be released inside the lock in release builds.
+        let (waiter, result, dropped) = state.withLock {
             state -> (Waiter?, Result<Value, any Error>?, Result<Value, any Error>?) in
             guard !state.isDone else { return (nil, nil, nil) }
             guard case .result(let result) = event else {
@@ -75,6 +76,7 @@ final class StreamIteratorInbox<Value: Sendable>: Sendable {
             state.buffer.append(result)
             return (nil, nil, dropped)
         }
+        withExtendedLifetime(dropped) {}
         waiter?.resume(returning: result)
     }
 

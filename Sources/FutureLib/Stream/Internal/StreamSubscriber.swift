@@ -83,9 +83,9 @@ final class StreamSubscriber<Value: Sendable>: Sendable {
     /// Drops the undelivered results and queues `.cancelled`, unless the subscriber already ended.
     @usableFromInline
     func cancel() {
-        // The dropped results are released when this statement ends, outside the lock: they may be
-        // user objects with a `deinit`.
-        let (schedule, _) = mailbox.withLock { mailbox -> (Bool, [StreamEvent<Value>]) in
+        // The dropped results are released after the lock: they may be user objects with a `deinit`.
+        // Kept in a binding: a discarded result (`_`) may be released inside the lock in release builds.
+        let (schedule, droppedEvents) = mailbox.withLock { mailbox -> (Bool, [StreamEvent<Value>]) in
             guard !mailbox.isTerminated else { return (false, []) }
             mailbox.isTerminated = true
             let dropped = mailbox.pending
@@ -94,6 +94,7 @@ final class StreamSubscriber<Value: Sendable>: Sendable {
             mailbox.isScheduled = true
             return (true, dropped)
         }
+        withExtendedLifetime(droppedEvents) {}
         // Releasing: pairs with the acquiring load in `drain()`.
         isCancelled.store(true, ordering: .releasing)
         if schedule { self.schedule() }
@@ -156,11 +157,13 @@ final class StreamSubscriber<Value: Sendable>: Sendable {
     /// Releases the handler and the token registration after the terminal event.
     @usableFromInline
     func release() {
-        // The handler is released when this statement ends, outside the lock.
-        let (_, registration) = mailbox.withLock { mailbox in
+        // The handler is released after the lock, kept in a binding: a discarded result (`_`) may be
+        // released inside the lock in release builds, and its captures' `deinit`s are user code.
+        let (handler, registration) = mailbox.withLock { mailbox in
             mailbox.isReleased = true
             return (mailbox.handler.take(), mailbox.registration.take())
         }
+        withExtendedLifetime(handler) {}
         registration?.unregister()
     }
 }

@@ -27,8 +27,8 @@ extension CancellationRequest {
         core.link(to: tokens)
     }
 
-    /// Creates a request that is cancelled as soon as any of `tokens` is: the array form, for
-    /// tokens listed one by one.
+    /// Creates a request that is cancelled as soon as any of `tokens` is, the tokens listed one by
+    /// one: the same as passing them as an array.
     ///
     /// ```swift
     /// let shutdown = CancellationRequest()

@@ -101,7 +101,8 @@ private final class SystemTimers: @unchecked Sendable {
             state.timers.remove(timer)  // the source may stay set to its deadline: a harmless early wake-up
             return timer.takeFire()
         }
-        withExtendedLifetime(fire) {}  // released here, outside the lock: it may run user `deinit`s
+        _ = consume fire  // released here, outside the lock: it may run user `deinit`s (a closure:
+        // `withExtendedLifetime` would allocate a reabstraction thunk)
     }
 
     /// Sets the source to the earliest deadline if it is not set to that or earlier. With the lock

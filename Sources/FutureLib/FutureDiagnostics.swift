@@ -61,7 +61,7 @@ public enum FutureDiagnostics: Sendable {
                 hook = newValue
                 return replaced
             }
-            withExtendedLifetime(replaced) {}
+            _ = consume replaced  // a closure: `withExtendedLifetime` would allocate a thunk
         }
     }
 

@@ -126,8 +126,11 @@ final class RegistrationStripe: @unchecked Sendable {
 
     /// Like `unregister`, and when the handler is running on another thread, waits until it returned.
     func unregisterAndWait(_ key: Key) {
-        let removed = remove(key)  // kept in a binding: released here, outside the lock
-        if removed != nil { return withExtendedLifetime(removed) {} }
+        let removed = remove(key)
+        if removed != nil {
+            _ = consume removed  // released here, outside the lock
+            return
+        }
         // Not in the stripe: it ran, is running, was removed or dropped. Only a cancellation, which
         // holds the core, can be running it: if the core is gone, so is the handler.
         core?.waitForStripedHandler(key)

@@ -33,9 +33,11 @@ final class StripeOwner: RegistrationOwner, @unchecked Sendable {
     @inline(__always)
     func unregister(_ key: RegistrationList.Key) -> Bool {
         // Kept in a binding to the end, not compared and discarded: the optimizer may release a
-        // discarded result inside the lock, and the handler's captures' `deinit`s are user code.
+        // discarded result inside the lock, and the handler's captures' `deinit`s are user code. A
+        // `let` (whose lifetime the optimizer may not end before the unlock), not
+        // `withExtendedLifetime`: passing a closure to that generic function allocated a
+        // reabstraction thunk per call (scenario 11-2: 1.1x -> 1.6x).
         let removed = RegistrationStripe.remove(key, line: line)
-        defer { withExtendedLifetime(removed) {} }
         return removed != nil
     }
 

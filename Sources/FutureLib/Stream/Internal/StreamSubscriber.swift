@@ -163,7 +163,7 @@ final class StreamSubscriber<Value: Sendable>: Sendable {
             mailbox.isReleased = true
             return (mailbox.handler.take(), mailbox.registration.take())
         }
-        withExtendedLifetime(handler) {}
+        _ = consume handler  // a closure: `withExtendedLifetime` would allocate a reabstraction thunk
         registration?.unregister()
     }
 }

@@ -20,7 +20,7 @@
 /// released without running.
 ///
 /// A pending timer (``cancel(after:)``) or a live source of a linked request
-/// (``init(linkedTo:)``) keeps the request *cancellable* while something can still observe it:
+/// (``init(linkedTo:)-([CancellationToken])``) keeps the request *cancellable* while something can still observe it:
 /// the request, a copy of its token, or a registration on it. Once all of those are gone, its
 /// links are removed from the sources and its timer is stopped and released at once, so nothing
 /// is kept for a request that nobody can observe, and there is nothing to dispose.

@@ -148,9 +148,10 @@ public final class ManualClock: TimerClock {
     /// ```
     ///
     /// ### Semantics
-    /// - Returns at once when `count` timers are pending already; else when a timer armed (or
-    ///   re-armed) brings the count to `count`. It counts timers, whoever armed them.
-    /// - Returns when the waiting task is cancelled, too: check `Task.isCancelled` if it matters.
+    /// - It comes back at once when `count` timers are pending already; else when a timer armed
+    ///   (or re-armed) brings the count to `count`. It counts timers, whoever armed them.
+    /// - It comes back when the waiting task is cancelled, too: check `Task.isCancelled` if it
+    ///   matters.
     /// - It never moves the clock.
     ///
     /// - Parameter count: How many pending timers to wait for. Defaults to 1.

@@ -275,18 +275,3 @@ struct CancellationRegistrationTests {
         #expect(Set([onNone, onCancelled]).count == 1)
     }
 }
-
-/// A handler's capture that unregisters `registration` when released.
-private final class UnregistersOnDeinit: Sendable {
-    let registration: CancellationRegistration
-
-    init(_ registration: CancellationRegistration) {
-        self.registration = registration
-    }
-
-    func touch() {}
-
-    deinit {
-        _ = registration.unregister()
-    }
-}

@@ -56,93 +56,53 @@ struct RegistrationStripeTests {
     }
 
     @Test func `a timer armed on a striped request keeps it cancellable for the registrations made before`() {
-        let clock = ManualClock()
-        let runs = Counter()
-        var request: CancellationRequest? = CancellationRequest()
-        var token: CancellationToken? = request!.token
-        #expect(token!.stripeRegistrations())
-        let registrations = (0..<4).map { index in token!.onCancel(inStripe: index) { runs.increment() } }
-        request!.cancel(after: .seconds(10), clock: clock)
-        request = nil
-        token = nil
-        clock.advance(by: .seconds(10))
-        #expect(runs.value == 4)
+        let striped = DroppableStripedRequest()
+        let registrations = (0..<4).map { striped.register(inStripe: $0) }
+        striped.armTimer()
+        striped.dropRequestAndToken()
+        striped.clock.advance(by: .seconds(10))
+        #expect(striped.runs.value == 4)
         #expect(registrations.allSatisfy { !$0.unregister() })
     }
 
     @Test func `once the registrations made before the timer are unregistered and gone, nothing keeps the request`() {
-        let clock = ManualClock()
-        let deinits = DeinitCounter()
-        let runs = Counter()
-        var request: CancellationRequest? = CancellationRequest()
-        var token: CancellationToken? = request!.token
-        #expect(token!.stripeRegistrations())
-        var before: CancellationRegistration? = token!.onCancel(inStripe: 0) { runs.increment() }
-        request!.cancel(after: .seconds(10), clock: clock)
-        do {
-            let tracked = deinits.make()
-            _ = token!.onCancel(inStripe: 1) {  // its registration is dropped at once
-                tracked.touch()
-                runs.increment()
-            }
-        }
+        let striped = DroppableStripedRequest()
+        var before: CancellationRegistration? = striped.register(inStripe: 0)
+        striped.armTimer()
+        _ = striped.register(inStripe: 1)  // its registration is dropped at once
         #expect(before!.unregister())
         before = nil  // a registration observes the request, unregistered or not: it goes too
-        request = nil
-        token = nil  // nothing observes the request: its timer is stopped, its handler released
-        #expect(deinits.deallocated == 1)
-        clock.advance(by: .seconds(10))
-        #expect(runs.value == 0)
+        striped.dropRequestAndToken()  // nothing observes the request: its timer is stopped, its handler released
+        #expect(striped.deinits.deallocated == 2)
+        striped.clock.advance(by: .seconds(10))
+        #expect(striped.runs.value == 0)
     }
 
     @Test func `registrations made before the timer and dropped let the request go with everything else`() {
-        let clock = ManualClock()
-        let deinits = DeinitCounter()
-        let runs = Counter()
-        var request: CancellationRequest? = CancellationRequest()
-        var token: CancellationToken? = request!.token
-        #expect(token!.stripeRegistrations())
-        for index in 0..<2 {
-            let tracked = deinits.make()
-            _ = token!.onCancel(inStripe: index) {  // its registration is dropped at once
-                tracked.touch()
-                runs.increment()
-            }
-        }
-        request!.cancel(after: .seconds(10), clock: clock)
-        #expect(clock.pendingTimerCount == 1)
-        request = nil
-        token = nil  // nothing observes the request: its timer is stopped, its handlers released
-        #expect(deinits.deallocated == 2)
-        #expect(clock.pendingTimerCount == 0)
-        clock.advance(by: .seconds(10))
-        #expect(runs.value == 0)
+        let striped = DroppableStripedRequest()
+        for index in 0..<2 { _ = striped.register(inStripe: index) }  // each registration dropped at once
+        striped.armTimer()
+        #expect(striped.clock.pendingTimerCount == 1)
+        striped.dropRequestAndToken()  // nothing observes the request: its timer is stopped, its handlers released
+        #expect(striped.deinits.deallocated == 2)
+        #expect(striped.clock.pendingTimerCount == 0)
+        striped.clock.advance(by: .seconds(10))
+        #expect(striped.runs.value == 0)
     }
 
     @Test func `the last registration made before the timer lets the request go when it is dropped`() {
-        let clock = ManualClock()
-        let deinits = DeinitCounter()
-        let runs = Counter()
-        var request: CancellationRequest? = CancellationRequest()
-        var token: CancellationToken? = request!.token
-        #expect(token!.stripeRegistrations())
-        let tracked = deinits.make()
-        var registration: CancellationRegistration? = token!.onCancel(inStripe: 1) {
-            tracked.touch()
-            runs.increment()
-        }
-        _ = consume tracked
-        request!.cancel(after: .seconds(10), clock: clock)
-        request = nil
-        token = nil
-        #expect(deinits.deallocated == 0)  // the registration observes the request: still cancellable
-        #expect(clock.pendingTimerCount == 1)
+        let striped = DroppableStripedRequest()
+        var registration: CancellationRegistration? = striped.register(inStripe: 1)
+        striped.armTimer()
+        striped.dropRequestAndToken()
+        #expect(striped.deinits.deallocated == 0)  // the registration observes the request: still cancellable
+        #expect(striped.clock.pendingTimerCount == 1)
         #expect(registration != nil)
         registration = nil
-        #expect(deinits.deallocated == 1)
-        #expect(clock.pendingTimerCount == 0)
-        clock.advance(by: .seconds(10))
-        #expect(runs.value == 0)
+        #expect(striped.deinits.deallocated == 1)
+        #expect(striped.clock.pendingTimerCount == 0)
+        striped.clock.advance(by: .seconds(10))
+        #expect(striped.runs.value == 0)
     }
 
     @Test func `a dropped registration on a striped linked request leaves nothing on the source`() {
@@ -223,17 +183,38 @@ struct RegistrationStripeTests {
     }
 }
 
-/// A handler's capture that unregisters `registration` when released.
-private final class UnregistersOnDeinit: Sendable {
-    let registration: CancellationRegistration
+/// A striped request on a manual clock, which a test arms a timer on and drops with its token, and
+/// handlers that count their runs and their release.
+private final class DroppableStripedRequest {
+    let clock = ManualClock()
+    let deinits = DeinitCounter()
+    let runs = Counter()
+    private var request: CancellationRequest? = CancellationRequest()
+    private var token: CancellationToken?
 
-    init(_ registration: CancellationRegistration) {
-        self.registration = registration
+    init() {
+        token = request!.token
+        #expect(token!.stripeRegistrations())
     }
 
-    func touch() {}
+    /// Stores a handler in stripe `index` that counts its runs (``runs``) and its release (``deinits``).
+    func register(inStripe index: Int) -> CancellationRegistration {
+        let tracked = deinits.make()
+        let runs = runs
+        return token!.onCancel(inStripe: index) {
+            tracked.touch()
+            runs.increment()
+        }
+    }
 
-    deinit {
-        _ = registration.unregister()
+    /// `cancel(after: 10 s)` on ``clock``.
+    func armTimer() {
+        request!.cancel(after: .seconds(10), clock: clock)
+    }
+
+    /// Drops the request and its only token.
+    func dropRequestAndToken() {
+        request = nil
+        token = nil
     }
 }

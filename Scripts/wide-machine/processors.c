@@ -53,22 +53,24 @@ static int isQuotaFile(const char *path) {
     return 0;
 }
 
-FILE *fopen(const char *path, const char *mode) {
-    static FILE *(*real)(const char *, const char *);
-    if (!real) real = (FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, "fopen");
+typedef FILE *(*OpenFunction)(const char *, const char *);
+
+// Opens `path` with the C library's `name` (looked up once into `*real`), unless it is a quota file.
+static FILE *openUnlessQuotaFile(OpenFunction *real, const char *name, const char *path, const char *mode) {
+    if (!*real) *real = (OpenFunction)dlsym(RTLD_NEXT, name);
     if (isQuotaFile(path)) {
         errno = ENOENT;
         return NULL;
     }
-    return real(path, mode);
+    return (*real)(path, mode);
+}
+
+FILE *fopen(const char *path, const char *mode) {
+    static OpenFunction real;
+    return openUnlessQuotaFile(&real, "fopen", path, mode);
 }
 
 FILE *fopen64(const char *path, const char *mode) {
-    static FILE *(*real)(const char *, const char *);
-    if (!real) real = (FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, "fopen64");
-    if (isQuotaFile(path)) {
-        errno = ENOENT;
-        return NULL;
-    }
-    return real(path, mode);
+    static OpenFunction real;
+    return openUnlessQuotaFile(&real, "fopen64", path, mode);
 }

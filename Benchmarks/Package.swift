@@ -21,6 +21,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Cancellation", package: "FutureLib"),
+                "BenchmarkSupport",
             ],
             path: "Benchmarks/CancellationBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -46,9 +47,12 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 "MallocInfo",
+                "BenchmarkSupport",
             ],
             path: "Callgrind/CallgrindDriver"
         ),
+        // What several benchmark executables share (a deterministic random generator).
+        .target(name: "BenchmarkSupport", path: "Support/BenchmarkSupport"),
         // `mallinfo2()` for the driver's bytes-per-pending-promise scenario (Swift's Glibc module lacks <malloc.h>).
         .target(name: "MallocInfo", path: "Callgrind/MallocInfo"),
         // Not a benchmark either: the multi-threaded scenarios of issue 19 in alternating rounds, FutureLib and its

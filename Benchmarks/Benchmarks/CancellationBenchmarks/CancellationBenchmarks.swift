@@ -11,6 +11,7 @@
 //   onCancel on .none / .cancelled       0 mallocs
 
 import Benchmark
+import BenchmarkSupport
 import Cancellation
 import Synchronization
 
@@ -131,19 +132,6 @@ private final class RandomSlotFloor: @unchecked Sendable {
 
     func randomIndices(_ n: Int) -> [Int] {
         (0..<n).map { _ in Int(generator.next() % UInt64(count)) }
-    }
-}
-
-/// A small deterministic generator, so every run unregisters the same pattern.
-private struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

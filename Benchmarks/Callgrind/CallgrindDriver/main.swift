@@ -29,6 +29,7 @@
 //
 // No async scenarios (5, 7): valgrind 3.19 dies with an internal SIGSEGV as soon as Swift async code runs.
 
+import BenchmarkSupport
 import Dispatch
 import FutureLib
 import MallocInfo
@@ -164,26 +165,13 @@ func cancellationCancel(_ count: Int) {
     }
 }
 
-/// A deterministic generator, so that every run cancels the same continuations.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// `count` continuations pending on one promise, each registered with its own request's token: cancelling a
 /// request removes its continuation from the future (the server pattern: every request waits on one long-lived
 /// future, and a disconnect cancels its token).
 final class PendingContinuations {
     let promise = Promise<Int>()
     var requests: [CancellationRequest] = []
-    var random = SplitMix(state: 42)
+    var random = SplitMix64(seed: 42)  // the same continuations in every run
 
     init(count: Int) {
         requests.reserveCapacity(count)

@@ -154,6 +154,14 @@ extension Future {
         cancellationToken: CancellationToken = .none,
         _ f: @escaping @Sendable @concurrent (Result<Value, any Error>) async -> Void
     ) {
+        // A token that can never fire, on FutureLib's pool: the task calls `f` itself, with no
+        // `withCancellation`, no token check and no closure dropping `f`'s `@concurrent` around it.
+        // What it buys: 2 closure contexts fewer per call (Benchmarks/Rounds scenario 9-onSuccess,
+        // 10.5 → 8.6 mallocs, as many as `Future { async }` resuming the same continuation).
+        if context.isDefault || context.isSynchronous, !cancellationToken.canBeCancelled {
+            onComplete(on: .synchronous) { result in TaskPlacement.startOnPool { await f(result) } }
+            return
+        }
         onComplete(at: .on(context), cancellationToken: cancellationToken) { result in await f(result) }
     }
 
@@ -180,6 +188,11 @@ extension Future {
         cancellationToken: CancellationToken = .none,
         _ f: @escaping @Sendable @concurrent (Value) async -> Void
     ) {
+        // As in `onComplete` above (scenario 9-onSuccess, 10.5 → 8.6 mallocs).
+        if context.isDefault || context.isSynchronous, !cancellationToken.canBeCancelled {
+            onSuccess(on: .synchronous) { value in TaskPlacement.startOnPool { await f(value) } }
+            return
+        }
         onSuccess(at: .on(context), cancellationToken: cancellationToken) { value in await f(value) }
     }
 

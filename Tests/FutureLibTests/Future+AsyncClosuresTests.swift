@@ -90,6 +90,36 @@ struct FutureAsyncClosuresTests {
         #expect(try await complete.future.value())
     }
 
+    @Test func `async onSuccess and onComplete with a token that can never fire run their closures in a task`()
+        async throws
+    {
+        // `.none`, and a token whose request is gone, start the task without `withCancellation`.
+        var request: CancellationRequest? = CancellationRequest()
+        let spent = request!.token
+        request = nil
+        #expect(!spent.canBeCancelled)
+        let pending = Promise<Int>()
+        let success = Promise<Bool>()
+        let complete = Promise<Bool>()
+        let later = Promise<Int>()
+        Future(value: 1).onSuccess(on: .synchronous, cancellationToken: spent) { _ in
+            await Task.yield()
+            success.fulfill(inTask() && !Task.isCancelled)
+        }
+        Future<Int>(error: SampleError()).onComplete(on: .default) { result in
+            await Task.yield()
+            complete.fulfill(inTask() && !result.isSuccess)
+        }
+        pending.future.onComplete(cancellationToken: spent) { result in
+            await Task.yield()
+            later.fulfill((try? result.get()) ?? 0)
+        }
+        pending.fulfill(7)
+        #expect(try await success.future.value())
+        #expect(try await complete.future.value())
+        #expect(try await later.future.value() == 7)
+    }
+
     @Test
     func
         `an async map is cancelled by its token mid-await: the task sees it, the result fails at once, the captures are released`()

@@ -207,11 +207,17 @@ struct FutureBlockingTests {
                 await Task.yield()
                 observed.fulfill(value)
             }
+            let completed = Promise<Int>()
+            source.onComplete(on: .synchronous) { result in
+                await Task.yield()
+                completed.fulfill((try? result.get()) ?? -1)
+            }
             #expect(try chained.value() == index)
             #expect(try recovered.value() == index)
             #expect(try fallback.value() == index)
             #expect(try traversed.value() == [index, index])
             #expect(try observed.future.value() == index)
+            #expect(try completed.future.value() == index)
         }
 
         @Test(arguments: 0..<8)

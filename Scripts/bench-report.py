@@ -319,8 +319,8 @@ ROUNDS = [
            short="async flatMap / Future { async }"),
     Rounds("9-recover", "async `recover` on a failed future, awaited / `Future { async }`",
            short="async recover / Future { async }"),
-    Rounds("9-onSuccess", "async `onSuccess` resuming an awaited continuation / `Future { async }`",
-           short="async onSuccess / Future { async }"),
+    Rounds("9-onSuccess", "async `onSuccess` / `Future { async }`, each resuming an awaited continuation",
+           short="async onSuccess / Future { async }, resuming"),
     Rounds("9-traverse", "`traverse` with an async task, 100 elements / 100 `Future { async }` + `sequence()`, "
            "per element", short="async traverse / Future { async } + sequence"),
     Rounds("10", "10,000 `Future { async … }`, then `sequence()` awaited / 10,000 `Task { }` awaited, per future",

@@ -146,6 +146,54 @@ struct SequenceFuturesTests {
         withExtendedLifetime(never) {}
         await #expect(throws: FutureError.noSuchElement) { try await [Future<Int>]().firstCompleted().value() }
     }
+
+    // MARK: - A cancelled token
+
+    @Test(
+        "sequence, results, fold and firstCompleted given a cancelled token fail promptly, and fold never combines",
+        arguments: ["sequence", "results", "fold", "firstCompleted"]
+    )
+    func gatherCancelledPromptly(_ helper: String) async {
+        for alreadyCancelled in [true, false] {
+            let inputs = (0..<3).map { _ in Promise<Int>() }
+            let request = CancellationRequest()
+            if alreadyCancelled { request.cancel() }
+            let combined = CallFlag()
+            let futures = inputs.map(\.future)
+            let token = request.token
+            let gathered: Future<Int> =
+                switch helper {
+                case "sequence": futures.sequence(cancellationToken: token).map(on: .synchronous) { $0.count }
+                case "results": futures.results(cancellationToken: token).map(on: .synchronous) { $0.count }
+                case "fold":
+                    futures.fold(on: .synchronous, cancellationToken: token, initial: 0) { total, value in
+                        combined.set()
+                        return total + value
+                    }
+                default: futures.firstCompleted(cancellationToken: token)
+                }
+            if !alreadyCancelled {
+                #expect(!gathered.isCompleted)
+                request.cancel()
+            }
+            // Promptly: while every input is still pending.
+            #expect(isCancellation(gathered.result))
+            for (index, input) in inputs.enumerated() { input.fulfill(index) }
+            #expect(isCancellation(await awaitOutcome(gathered)))
+            #expect(!combined.isSet)
+        }
+    }
+
+    @Test("traverse given an already cancelled token starts no task")
+    func traverseAlreadyCancelledStartsNothing() async {
+        let started = CallFlag()
+        let traversal = [1, 2, 3].traverse(on: .synchronous, cancellationToken: .cancelled) { value in
+            started.set()
+            return Future(value: value)
+        }
+        #expect(isCancellation(traversal.result))
+        #expect(!started.isSet)
+    }
 }
 
 /// Records how many tasks run at once and in which order they started.

@@ -35,6 +35,9 @@ func profile(of user: Future<User>, cancellationToken token: CancellationToken) 
     return profile
 }
 
+/// Compiles only for a `Sendable` type.
+private func requireSendable<T: Sendable>(_: T.Type) {}
+
 /// "flatMap, recover, recoverWith, onSuccess/onComplete likewise accept async closures."
 func asyncClosureShapes(of user: Future<User>, cancellationToken token: CancellationToken) -> [Future<Profile>] {
     let fallback = Profile(user: User(name: "none"), bio: "")
@@ -96,6 +99,8 @@ struct Swift6ShapesTests {
     @Test func `the time shapes take clock: and move only with the manual clock, as DESIGN.md writes them`()
         async throws
     {
+        requireSendable(ManualClock.self)
+        requireSendable(MainActorExecutionContext.self)
         let clock = ManualClock()
         let now: Duration = clock.now
         #expect(now == .zero)

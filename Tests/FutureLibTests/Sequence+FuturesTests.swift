@@ -104,6 +104,18 @@ struct SequenceFuturesTests {
         withExtendedLifetime(pending) {}
     }
 
+    @Test("sequence and traverse fail with the earliest failure in time, not the first in input order")
+    func earliestFailureInTime() async {
+        let inputs = (0..<3).map { _ in Promise<Int>() }
+        let all = inputs.map(\.future).sequence()
+        let traversed = [0, 1, 2].traverse(on: .synchronous) { inputs[$0].future }
+        inputs[2].reject(SampleError(code: 2))  // the last input fails first
+        inputs[1].reject(SampleError(code: 1))
+        await #expect(throws: SampleError(code: 2)) { try await all.value() }
+        await #expect(throws: SampleError(code: 2)) { try await traversed.value() }
+        withExtendedLifetime(inputs) {}
+    }
+
     @Test("results gives every result in input order and never fails unless cancelled")
     func resultsInOrder() async throws {
         let results = try await [Future(value: 1), Future(error: SampleError()), Future(value: 3)].results().value()

@@ -181,7 +181,11 @@ public final class ManualClock: TimerClock {
             }
             waiter?.continuation.resume()
         }
-        state.withLock { _ = $0.cancelledWaits.remove(id) }  // a cancellation after it was resumed
+        // A cancellation after it was resumed left its id. No `onCancel` can still be running here: the
+        // runtime runs it under the task's status-record lock, and removing the handler's record on
+        // the way out of `withTaskCancellationHandler` waits for that lock (TaskStatus.cpp,
+        // `swift_task_cancel` and `removeStatusRecord`).
+        state.withLock { _ = $0.cancelledWaits.remove(id) }
     }
 
     fileprivate func schedule(_ timer: ManualTimer, after delay: Duration) {

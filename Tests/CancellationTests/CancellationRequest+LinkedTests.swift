@@ -124,6 +124,30 @@ struct CancellationRequestLinkedTests {
         #expect(released.deallocated == 1)  // the handler was released without running
     }
 
+    @Test func `onCancel on a linked token that no source can cancel any more stores nothing and runs nothing`() {
+        var source: CancellationRequest? = CancellationRequest()
+        var linked: CancellationRequest? = CancellationRequest(linkedTo: [source!.token, .none])
+        let token = linked!.token
+        linked = nil
+        #expect(token.canBeCancelled)  // the live source can still cancel it
+        source = nil  // deallocated uncancelled: nothing can cancel the linked request any more
+        #expect(!token.canBeCancelled)
+        let counter = DeinitCounter()
+        let runs = Counter()
+        let registration: CancellationRegistration
+        do {
+            let tracked = counter.make()
+            registration = token.onCancel {
+                tracked.touch()
+                runs.increment()
+            }
+        }
+        #expect(counter.deallocated == 1)  // not stored anywhere
+        #expect(runs.value == 0)
+        #expect(!registration.unregister())
+        #expect(!token.isCancellationRequested)
+    }
+
     @Test func `while the linked request itself is alive, dead sources do not end it`() {
         var source: CancellationRequest? = CancellationRequest()
         let linked = CancellationRequest(linkedTo: [source!.token])

@@ -125,6 +125,23 @@ struct CancellationRequestTimerTests {
         #expect(clock.pendingTimerCount == 0)  // the fired timer is stopped with the request
     }
 
+    @Test func `the timer starts when cancelAfter or cancel(after:) is called, not when the clock started`() {
+        let clock = ManualClock()
+        clock.advance(by: .seconds(100))
+        let fromInit = CancellationRequest(cancelAfter: .seconds(30), clock: clock)  // due at 130 s
+        let rearmed = CancellationRequest(cancelAfter: .seconds(5), clock: clock)  // due at 105 s
+        clock.advance(by: .seconds(4))
+        rearmed.cancel(after: .seconds(20))  // the last call wins, from now: due at 124 s
+        clock.advance(by: .seconds(20) - .nanoseconds(1))
+        #expect(!rearmed.isCancellationRequested)
+        clock.advance(by: .nanoseconds(1))
+        #expect(rearmed.isCancellationRequested)
+        clock.advance(by: .seconds(6) - .nanoseconds(1))
+        #expect(!fromInit.isCancellationRequested)
+        clock.advance(by: .nanoseconds(1))
+        #expect(fromInit.isCancellationRequested)
+    }
+
     @Test func `a request keeps its clock for cancel(after:)`() {
         let clock = ManualClock()
         let request = CancellationRequest(cancelAfter: .seconds(10), clock: clock)

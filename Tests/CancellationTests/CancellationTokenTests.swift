@@ -51,14 +51,16 @@ struct CancellationTokenTests {
     @Test func `onCancel on an already cancelled token runs at once, on the registering thread, exactly once`() async {
         let request = CancellationRequest()
         request.cancel()
-        let outcome = await onDedicatedThread { () -> (runsWhenOnCancelReturned: Int, sameThread: Bool) in
+        let outcome = await onDedicatedThread {
+            () -> (runsWhenOnCancelReturned: Int, sameThread: Bool, probe: RunProbe) in
             let probe = RunProbe()  // created on the registering thread
             request.token.onCancel(probe.handler)
-            return (probe.runCount, probe.ranOnRegisteringThread)
+            return (probe.runCount, probe.ranOnRegisteringThread, probe)
         }
         #expect(outcome.runsWhenOnCancelReturned == 1)
         #expect(outcome.sameThread)
         request.cancel()  // a later cancel does not run it again (it was never stored)
+        #expect(outcome.probe.runCount == 1)
     }
 
     @Test func `a handler that ran at once is released at once and its registration is inert`() {

@@ -168,6 +168,53 @@ struct FutureAsyncClosuresTests {
         #expect(!calls.isSet)
     }
 
+    @Test(arguments: ["map", "flatMap", "recover", "recoverWith", "onSuccess", "onComplete"])
+    func `every async closure form is cancelled by its token mid-await: the task sees it, a result fails at once`(
+        form: String
+    ) async throws {
+        let request = CancellationRequest()
+        let token = request.token
+        let started = Promise<Void>()
+        let sawCancellation = Promise<Bool>()
+        let body: @Sendable () async -> Void = {
+            started.fulfill(())
+            try? await Task.sleep(for: .seconds(600))
+            sawCancellation.fulfill(Task.isCancelled)
+        }
+        let value = Future(value: 1)
+        let failed = Future<Int>(error: SampleError())
+        var result: Future<Int>?
+        switch form {
+        case "map":
+            result = value.map(cancellationToken: token) { value in
+                await body()
+                return value
+            }
+        case "flatMap":
+            result = value.flatMap(cancellationToken: token) { value in
+                await body()
+                return Future(value: value)
+            }
+        case "recover":
+            result = failed.recover(cancellationToken: token) { _ in
+                await body()
+                return 0
+            }
+        case "recoverWith":
+            result = failed.recoverWith(cancellationToken: token) { _ in
+                await body()
+                return Future(value: 0)
+            }
+        case "onSuccess": value.onSuccess(cancellationToken: token) { _ in await body() }
+        default: value.onComplete(cancellationToken: token) { _ in await body() }
+        }
+        try await started.future.value()
+        #expect(result?.isCompleted != true)
+        request.cancel()
+        if let result { #expect(isCancellation(result.result)) }  // at once: before the task noticed
+        #expect(try await sawCancellation.future.value())
+    }
+
     @Test func `a token cancelled mid-await cancels an async onSuccess's task`() async throws {
         let request = CancellationRequest()
         let started = Promise<Void>()

@@ -211,21 +211,28 @@ struct FutureCallbacksTests {
 
     // MARK: - Cancellation by token
 
-    @Test(arguments: Kind.allCases)
+    @Test(arguments: Kind.allCases, [true, false])
     func
         `a token cancelled before completion calls onComplete and onFailure once with CancellationError, onSuccess never`(
-            kind: Kind
+            kind: Kind,
+            succeed: Bool
         ) async
     {
         let promise = Promise<Int>()
         let request = CancellationRequest()
+        // Every call counts: a second call with the later result, or an onSuccess call, fails the count.
         await confirmation(expectedCount: kind == .onSuccess ? 0 : 1) { ran in
             Self.register(kind, on: promise.future, context: .synchronous, token: request.token) { result in
-                if result.isCancellation { ran() }
+                #expect(result.isCancellation, "called with \(result), not CancellationError")
+                ran()
             }
             request.cancel()
             request.cancel()  // cancelling twice is a no-op
-            promise.fulfill(1)  // too late for this continuation
+            if succeed {  // too late for this continuation
+                promise.fulfill(1)
+            } else {
+                promise.reject(TestFailure())
+            }
         }
     }
 

@@ -137,6 +137,69 @@ struct FutureMapTests {
         #expect(onQueue)
     }
 
+    @Test(
+        "every combinator runs its closure exactly once, on the context given as on:",
+        arguments: ["map", "flatMap", "filter", "transform", "mapError", "andThen", "recover", "recoverWith"]
+    )
+    func combinatorClosureRunsOnContext(_ combinator: String) async {
+        let queue = DispatchQueue(label: "FutureLibTests.combinator-context")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let calls = Locked<[Bool]>([])  // per call: whether it ran on `queue`
+        let mark: @Sendable () -> Void = { calls.withLock { $0.append(DispatchQueue.getSpecific(key: key) ?? false) } }
+        let value = Promise<Int>()
+        let error = Promise<Int>()
+        let future: Future<Int> =
+            switch combinator {
+            case "map":
+                value.future.map(on: queue) {
+                    mark()
+                    return $0
+                }
+            case "flatMap":
+                value.future.flatMap(on: queue) {
+                    mark()
+                    return Future(value: $0)
+                }
+            case "filter":
+                value.future.filter(on: queue) { _ in
+                    mark()
+                    return true
+                }
+            case "transform":
+                value.future.transform(
+                    on: queue,
+                    success: {
+                        mark()
+                        return $0
+                    },
+                    failure: { $0 }
+                )
+            case "mapError":
+                error.future.mapError(on: queue) {
+                    mark()
+                    return $0
+                }
+            case "andThen": value.future.andThen(on: queue) { _ in mark() }
+            case "recover":
+                error.future.recover(on: queue) { _ in
+                    mark()
+                    return 0
+                }
+            default:
+                error.future.recoverWith(on: queue) { _ in
+                    mark()
+                    return Future(value: 0)
+                }
+            }
+        // Completed from this task, off the queue: the closure must still run on the queue.
+        value.fulfill(1)
+        error.reject(SampleError())
+        _ = await awaitOutcome(future)
+        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+        #expect(calls.value == [true])
+    }
+
     // MARK: - Cancellation
 
     @Test(

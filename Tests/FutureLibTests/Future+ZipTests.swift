@@ -68,6 +68,13 @@ struct FutureZipTests {
         failing.reject(SampleError(code: 4))
         // Completed although `pending` never completes.
         await #expect(throws: SampleError(code: 4)) { try await zipped.value() }
+        // First in time, not first in argument order: the last argument fails before the second.
+        let second = Promise<Int>()
+        let last = Promise<Int>()
+        let ordered = zip(pending.future, second.future, last.future)
+        last.reject(SampleError(code: 3))
+        second.reject(SampleError(code: 2))
+        await #expect(throws: SampleError(code: 3)) { try await ordered.value() }
         withExtendedLifetime(pending) {}
     }
 

@@ -112,15 +112,45 @@ import Testing
 
     // MARK: - Programming errors stop with a message that names the argument
 
+    /// Expects the stopped process's standard error to name `argument`. Only a debug build prints a
+    /// precondition's message: an optimized one (`make test-release`) stops without it, as Swift's
+    /// `precondition` does in `-O`.
+    private func expectMessage(_ result: ExitTest.Result?, naming argument: String) {
+        #if DEBUG
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains(argument), "the message does not name \(argument): \(message)")
+        #endif
+    }
+
     @Test func `traverse with maxConcurrency below 1 stops with a precondition failure`() async {
-        await #expect(processExitsWith: .failure) {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = [1].traverse(maxConcurrency: 0) { Future(value: $0) }
         }
+        expectMessage(result, naming: "maxConcurrency")
     }
 
     @Test func `LimitedExecutionContext with maxConcurrency below 1 stops with a precondition failure`() async {
-        await #expect(processExitsWith: .failure) {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = LimitedExecutionContext(maxConcurrency: 0)
         }
+        expectMessage(result, naming: "maxConcurrency")
+        let lowered = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            LimitedExecutionContext(maxConcurrency: 1).maxConcurrency = 0
+        }
+        expectMessage(lowered, naming: "maxConcurrency")
+    }
+
+    @Test func `retry with maxAttempts below 1 stops with a precondition failure`() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = Future<Int>.retry(maxAttempts: 0) { _ in Future(value: 1) }
+        }
+        expectMessage(result, naming: "maxAttempts")
+    }
+
+    @Test func `a negative stream capacity stops with a precondition failure`() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = StreamPromise<Int>(capacity: -1)
+        }
+        expectMessage(result, naming: "capacity")
     }
 }

@@ -104,6 +104,18 @@ struct SequenceFuturesTests {
         withExtendedLifetime(pending) {}
     }
 
+    @Test("sequence and traverse fail with the earliest failure in time, not the first in input order")
+    func earliestFailureInTime() async {
+        let inputs = (0..<3).map { _ in Promise<Int>() }
+        let all = inputs.map(\.future).sequence()
+        let traversed = [0, 1, 2].traverse(on: .synchronous) { inputs[$0].future }
+        inputs[2].reject(SampleError(code: 2))  // the last input fails first
+        inputs[1].reject(SampleError(code: 1))
+        await #expect(throws: SampleError(code: 2)) { try await all.value() }
+        await #expect(throws: SampleError(code: 2)) { try await traversed.value() }
+        withExtendedLifetime(inputs) {}
+    }
+
     @Test("results gives every result in input order and never fails unless cancelled")
     func resultsInOrder() async throws {
         let results = try await [Future(value: 1), Future(error: SampleError()), Future(value: 3)].results().value()
@@ -145,6 +157,54 @@ struct SequenceFuturesTests {
         await #expect(throws: SampleError(code: 5)) { try await failingFirst.value() }
         withExtendedLifetime(never) {}
         await #expect(throws: FutureError.noSuchElement) { try await [Future<Int>]().firstCompleted().value() }
+    }
+
+    // MARK: - A cancelled token
+
+    @Test(
+        "sequence, results, fold and firstCompleted given a cancelled token fail promptly, and fold never combines",
+        arguments: ["sequence", "results", "fold", "firstCompleted"]
+    )
+    func gatherCancelledPromptly(_ helper: String) async {
+        for alreadyCancelled in [true, false] {
+            let inputs = (0..<3).map { _ in Promise<Int>() }
+            let request = CancellationRequest()
+            if alreadyCancelled { request.cancel() }
+            let combined = CallFlag()
+            let futures = inputs.map(\.future)
+            let token = request.token
+            let gathered: Future<Int> =
+                switch helper {
+                case "sequence": futures.sequence(cancellationToken: token).map(on: .synchronous) { $0.count }
+                case "results": futures.results(cancellationToken: token).map(on: .synchronous) { $0.count }
+                case "fold":
+                    futures.fold(on: .synchronous, cancellationToken: token, initial: 0) { total, value in
+                        combined.set()
+                        return total + value
+                    }
+                default: futures.firstCompleted(cancellationToken: token)
+                }
+            if !alreadyCancelled {
+                #expect(!gathered.isCompleted)
+                request.cancel()
+            }
+            // Promptly: while every input is still pending.
+            #expect(isCancellation(gathered.result))
+            for (index, input) in inputs.enumerated() { input.fulfill(index) }
+            #expect(isCancellation(await awaitOutcome(gathered)))
+            #expect(!combined.isSet)
+        }
+    }
+
+    @Test("traverse given an already cancelled token starts no task")
+    func traverseAlreadyCancelledStartsNothing() async {
+        let started = CallFlag()
+        let traversal = [1, 2, 3].traverse(on: .synchronous, cancellationToken: .cancelled) { value in
+            started.set()
+            return Future(value: value)
+        }
+        #expect(isCancellation(traversal.result))
+        #expect(!started.isSet)
     }
 }
 

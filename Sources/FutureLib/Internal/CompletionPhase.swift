@@ -5,7 +5,7 @@ public import Synchronization  // public: read and written by inlinable code
 ///
 /// `isCompleted` reads it without the lock. The completer writes it under the lock when it
 /// completes, and ends its dispatching with one compare-and-swap, without the lock, unless a
-/// registration queued behind it meanwhile (see ``FutureState/add(target:callback:phase:)``).
+/// registration queued behind it meanwhile (see ``FutureState/add(_:isSynchronous:phase:)``).
 /// So a completion that hands its continuations to a serial context takes the future's lock once.
 @usableFromInline
 struct CompletionPhase: ~Copyable, Sendable {

@@ -37,7 +37,7 @@ struct FutureState<Value: Sendable>: Sendable {
         case failed(any Error)
         /// As `succeeded`, while the completer still hands continuations to contexts other than
         /// `.synchronous`: registrations on such contexts queue here behind them (see
-        /// ``add(target:callback:phase:)``), so that a serial context runs continuations in
+        /// ``add(_:isSynchronous:phase:)``), so that a serial context runs continuations in
         /// registration order. Rare, and kept apart so that reading a result copies no array
         /// (scenario 3, `futurelib-sequence`).
         ///
@@ -294,11 +294,13 @@ struct FutureState<Value: Sendable>: Sendable {
             let added = continuation.take()!
             added.placed(at: 0)
             storage = .succeededQueuing([added], value)
+            return .queued
         case .failed(let error):
             guard !isSynchronous, phase.joinDispatching() else { return .dispatch(.failure(error)) }
             let added = continuation.take()!
             added.placed(at: 0)
             storage = .failedQueuing([added], error)
+            return .queued
         case .succeededQueuing(var queued, let value):
             guard !isSynchronous, phase.joinDispatching() else {
                 return .dispatch(.success(value.value(as: Value.self)))
@@ -308,6 +310,7 @@ struct FutureState<Value: Sendable>: Sendable {
             added.placed(at: queued.count)
             queued.append(added)
             storage = .succeededQueuing(queued, value)
+            return .queued
         case .failedQueuing(var queued, let error):
             guard !isSynchronous, phase.joinDispatching() else { return .dispatch(.failure(error)) }
             storage = .failed(error)

@@ -11,7 +11,8 @@ extension FutureStream {
     /// Creates a stream fed by a callback that gets an optional value and an optional error.
     ///
     /// Each call adds the error if there is one, else the value; a call with neither adds
-    /// ``FutureError/noSuchElement``.
+    /// ``FutureError/noSuchElement``, even for a `FutureStream<T?>` (a `nil` value is no value
+    /// here); the `Result` form keeps `nil` as a value.
     ///
     /// ```swift
     /// extension Compass {

@@ -18,6 +18,18 @@ extension Future {
     /// An error fails the future; otherwise a value fulfils it; neither fails it with
     /// ``FutureError/noSuchElement``. Only the first call of `completion` counts.
     ///
+    /// ### Optional values
+    /// For a `Future<T?>` wrapping a `(T?, Error?)` callback, a `nil` value is no value: it fails
+    /// with ``FutureError/noSuchElement`` (SimpleFutures fulfilled its `Future<T?>` with `nil`). To
+    /// keep `nil` as a value, use the `Result` form:
+    ///
+    /// ```swift
+    /// func lookUp(_ completion: @escaping @Sendable (Int?, (any Error)?) -> Void) { completion(nil, nil) }
+    /// let port = Future<Int?> { completion in
+    ///     lookUp { value, error in completion(error.map { .failure($0) } ?? .success(value)) }
+    /// }  // fulfilled with nil
+    /// ```
+    ///
     /// - Parameters:
     ///   - cancellationToken: Fails the future with `CancellationError` when cancelled first.
     ///   - method: Starts the operation and arranges for `completion` to be called.

@@ -130,7 +130,8 @@ func firstSuccess<T: Sendable>(of futures: [Future<T>]) -> Future<T> {
     let promise = Promise<T>()
     for future in futures {
         future.onSuccess(on: .synchronous) { promise.tryFulfill($0) }
-        future.onFailure(on: .synchronous) { error in
+        // .allErrors: an input that fails with CancellationError counts as a failure too.
+        future.onFailure(on: .synchronous, policy: .allErrors) { error in
             // A future's result is set before its handlers run: the failure whose handler finds
             // every input failed arrived last.
             let allFailed = futures.allSatisfy { if case .failure? = $0.result { true } else { false } }
@@ -288,6 +289,14 @@ func fromTPL(id: Int) async throws -> String {
         second.reject(PhoneError.noAnswer)
         first.reject(Errors.invalidResponse)  // the first input fails last
         await #expect(throws: Errors.invalidResponse) { try await any.value() }
+
+        // An input cancelled last is the last failure, not a broken promise.
+        let failed = Promise<Int>()
+        let cancelled = Promise<Int>()
+        let none = firstSuccess(of: [failed.future, cancelled.future])
+        failed.reject(PhoneError.noAnswer)
+        cancelled.reject(CancellationError())
+        await #expect(throws: CancellationError.self) { try await none.value() }
 
         let late = Promise<Int>()
         let won = firstSuccess(of: [Future(error: PhoneError.noAnswer), late.future])

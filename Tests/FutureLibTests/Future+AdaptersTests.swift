@@ -45,6 +45,18 @@ struct FutureAdaptersTests {
         await #expect(throws: FutureError.noSuchElement) { try await Future(method: client.empty).value() }
     }
 
+    @Test("a Future<T?> over a (T?, Error?) callback fails on nil; the Result form keeps nil as a value")
+    func optionalValueType() async throws {
+        let optional: Future<Int?> = Future(method: client.empty)
+        await #expect(throws: FutureError.noSuchElement) { try await optional.value() }
+        let fetched: Future<Int?> = Future(method: client.fetch)
+        #expect(try await fetched.value() == 42)
+        let kept = Future<Int?> { completion in
+            client.empty { value, error in completion(error.map { .failure($0) } ?? .success(value)) }
+        }
+        #expect(try await kept.value() == nil)
+    }
+
     @Test("Result, value-only and error-only callbacks")
     func otherShapes() async throws {
         #expect(try await Future(method: client.load).value() == "loaded")

@@ -78,6 +78,39 @@ struct FutureStreamAdaptersTests {
         #expect(recorder.values.count == 1 && recorder.errors.count == 1)
     }
 
+    @Test func `Result- and Error?-shaped functions passed by name infer the value type`() async {
+        // Each `let` is typed from its initializer alone: the value-only form is disfavored.
+        func totals(_ callback: @escaping @Sendable (Result<Int, any Error>) -> Void) {
+            callback(.success(1))
+            callback(.failure(TestFailure()))
+        }
+        func saves(_ callback: @escaping @Sendable ((any Error)?) -> Void) {
+            callback(nil)
+            callback(TestFailure())
+        }
+        func levels(_ callback: @escaping @Sendable (Double) -> Void) { callback(0.5) }
+        // SimpleFutures' examples call back with a non-optional value and an optional error.
+        func pairs(_ callback: @escaping @Sendable (Int, (any Error)?) -> Void) {
+            callback(2, nil)
+            callback(0, TestFailure())
+        }
+        let totalStream = FutureStream(capacity: 5, method: totals)
+        let saveStream = FutureStream(capacity: 5, method: saves)
+        let levelStream = FutureStream(capacity: 5, method: levels)
+        let pairStream = FutureStream(capacity: 5, method: pairs)
+        let _: FutureStream<Int> = totalStream
+        let _: FutureStream<Void> = saveStream
+        let _: FutureStream<Double> = levelStream
+        let _: FutureStream<Int> = pairStream
+        let totalsSeen = StreamRecorder<Int>().record(totalStream)
+        #expect(totalsSeen.values == [1] && totalsSeen.errors.count == 1)
+        let savesSeen = StreamRecorder<Void>().record(saveStream)
+        #expect(savesSeen.values.count == 1 && savesSeen.errors.count == 1)
+        #expect(StreamRecorder<Double>().record(levelStream).values == [0.5])
+        let pairsSeen = StreamRecorder<Int>().record(pairStream)
+        #expect(pairsSeen.values == [2] && pairsSeen.errors.count == 1)
+    }
+
     // MARK: - A stream nobody can publish to any more
 
     @Test func `a loop over a stream whose API dropped its callback ends instead of waiting forever`() async throws {

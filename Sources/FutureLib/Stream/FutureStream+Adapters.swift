@@ -11,7 +11,8 @@ extension FutureStream {
     /// Creates a stream fed by a callback that gets an optional value and an optional error.
     ///
     /// Each call adds the error if there is one, else the value; a call with neither adds
-    /// ``FutureError/noSuchElement``.
+    /// ``FutureError/noSuchElement``, even for a `FutureStream<T?>` (a `nil` value is no value
+    /// here); the `Result` form keeps `nil` as a value.
     ///
     /// ```swift
     /// extension Compass {
@@ -125,10 +126,27 @@ extension FutureStream {
     /// let batteryLevels = FutureStream(capacity: 1, method: battery.observeLevel(handler:))
     /// ```
     ///
+    /// ### Overload ranking
+    /// Disfavored, as `Future(method:)`'s value-only form is: a function passed by name whose
+    /// callback takes a `Result` or an optional error picks the `Result` or `Void` form and its
+    /// value type is inferred, with no explicit `FutureStream<T>` (such a callback is also a
+    /// "value" callback, and without the ranking the call was ambiguous). A callback that takes a
+    /// plain value matches only this form and still picks it.
+    ///
+    /// ```swift
+    /// func observeTotals(_ callback: @escaping @Sendable (Result<Int, any Error>) -> Void) { callback(.success(3)) }
+    /// func observeSaves(_ callback: @escaping @Sendable ((any Error)?) -> Void) { callback(nil) }
+    /// func observeLevel(_ callback: @escaping @Sendable (Double) -> Void) { callback(0.5) }
+    /// let totals = FutureStream(capacity: 1, method: observeTotals)  // FutureStream<Int>
+    /// let saves = FutureStream(capacity: 1, method: observeSaves)    // FutureStream<Void>
+    /// let levels = FutureStream(capacity: 1, method: observeLevel)   // FutureStream<Double>
+    /// ```
+    ///
     /// - Parameters:
     ///   - capacity: How many of the latest results the stream keeps for late subscribers.
     ///   - cancellationToken: Finishes the stream (after a `CancellationError`) when cancelled.
     ///   - method: Starts the updates; it is called once, at once, with the callback.
+    @_disfavoredOverload
     public convenience init(
         capacity: Int,
         cancellationToken: CancellationToken = .none,

@@ -14,3 +14,11 @@ size_t malloc_info_bytes_in_use(void) {
     return 0;
 #endif
 }
+
+size_t malloc_info_bytes_mapped(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    return mallinfo2().hblkhd;
+#else
+    return 0;
+#endif
+}

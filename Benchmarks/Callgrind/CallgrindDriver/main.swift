@@ -28,6 +28,8 @@
 //                                          replacement, so that N stay subscribed
 //   scaling-stream-unsubscribe          not for valgrind: the wall-clock time per unsubscribe of the same, as
 //                                          scaling-cancel-pending
+//   stream-publish                      12. (its producer's side) a value through a stream to its one `.synchronous`
+//                                          subscriber
 //   mallinfo-stream-subscriber          not for valgrind: heap bytes per subscriber of one stream, for `count`
 //                                          subscribers, without a token and with one each
 //   mallinfo-futurelib / mallinfo-nio   13. not for valgrind: prints the heap bytes per pending promise with one
@@ -309,6 +311,15 @@ func mallinfoNIO(_ count: Int) throws {
     try loop.syncShutdownGracefully()
 }
 
+/// `count` values through a stream to its one subscriber, on `.synchronous`: the producer's side of scenario 12
+/// (whose `for await` loop valgrind cannot run), which a change to how a stream keeps its subscribers must not slow.
+func streamPublish(_ count: Int) {
+    let promise = StreamPromise<Int>(capacity: 0)
+    promise.stream.onSuccess(on: .synchronous) { sink($0) }
+    for value in 0..<count { promise.fulfill(value) }
+    promise.finish()
+}
+
 /// Heap bytes per subscriber of one open stream, without a token and with one (the request, its registration and
 /// the subscriber: what a server's client costs). The stream's array of subscribers is large enough for malloc to map
 /// it apart, so these count the mapped bytes too.
@@ -366,6 +377,7 @@ case let scenario where scenario.hasPrefix("stream-unsubscribe-"):
 case "mallinfo-futurelib": mallinfoFutureLib(count)
 case "mallinfo-nio": try mallinfoNIO(count)
 case "mallinfo-stream-subscriber": mallinfoStreamSubscriber(count)
+case "stream-publish": streamPublish(count)
 default:
     fatalError("unknown scenario \(arguments[1])")
 }

@@ -8,12 +8,12 @@ struct StreamState<Value: Sendable>: Sendable {
     /// under the lock, O(n²) for n leaving at once (a server broadcasting on one stream to many
     /// clients that disconnect). `CallgrindDriver stream-unsubscribe-<N>`, a random subscriber's
     /// token cancelled and a replacement subscribed, N subscribed: 33,900 / 134,000 / 1.1 M
-    /// instructions at N = 10³ / 10⁴ / 10⁵ with the scan, 25,100–25,300 at every N now (most of
-    /// it the token and the subscriber's end, not the removal); `scaling-stream-unsubscribe`,
-    /// wall-clock per unsubscribe: 1.4 / 3.4 / 23 / 245 µs at N = 10³ … 10⁶ with the scan,
-    /// 1.2–1.9 µs now. Memory per subscriber (`mallinfo-stream-subscriber`, 10⁵ of them, the
-    /// array included): 166 → 155 bytes, an optional reference (8 bytes) where an id and a
-    /// reference took 16.
+    /// instructions at N = 10³ / 10⁴ / 10⁵ with the scan, 25,100–25,300 at every N with the slots
+    /// (the rest was the token and the subscriber's unspecialized end, since specialized: 7,230–
+    /// 7,420); `scaling-stream-unsubscribe`, wall-clock per unsubscribe: 1.4 / 3.4 / 23 / 245 µs
+    /// at N = 10³ … 10⁶ with the scan, 0.4–1.2 µs now. Memory per subscriber
+    /// (`mallinfo-stream-subscriber`, 10⁵ of them, the array included): 166 → 155 bytes, an
+    /// optional reference (8 bytes) where an id and a reference took 16.
     @usableFromInline var subscribers = Slots<StreamSubscriber<Value>>()
     /// Token registrations to release when the stream finishes (combinators' `cancellationToken`).
     @usableFromInline var registrations: [CancellationRegistration] = []

@@ -126,6 +126,120 @@ struct FutureStreamRaceTests {
         #expect(failures.isEmpty, "\(failures)")
     }
 
+    /// Subscribers leaving by their tokens (two threads) and joining (a third, which also makes one
+    /// of its own leave again) while a fourth sends values: the slots of the leaving ones empty and
+    /// compact while others are appended.
+    final class ChurnRound: Sendable {
+        static let values = 20
+        static let initial = 8
+        static let all = 12  // 8 subscribed before the race, 4 joining during it
+        static let leaving = [[0, 2, 4], [5, 3, 1]]  // the two unsubscribing threads' subscribers
+        static let joinerLeaving = 9
+        static let survivors = [6, 7, 8, 10, 11]
+
+        let promise = StreamPromise<Int>(capacity: 0)
+        let requests = (0..<all).map { _ in CancellationRequest() }
+        /// What each subscriber got: the values, and -1 for its `CancellationError`.
+        let seen = (0..<all).map { _ in Locked<[Int]>([]) }
+        /// The value whose `fulfill` started last; set before each one, under a lock (one total order).
+        let started = Locked(-1)
+        /// `started` when the subscriber's subscription returned (a value started later must arrive).
+        let joinedAt = (0..<all).map { _ in Locked<Int?>(nil) }
+        /// `started` when its token's `cancel()` returned (a value started later must not arrive).
+        let leftAt = (0..<all).map { _ in Locked<Int?>(nil) }
+
+        init() {
+            for index in 0..<Self.initial { subscribe(index) }
+        }
+
+        private func subscribe(_ index: Int) {
+            let seen = seen[index]
+            promise.stream.onComplete(on: .synchronous, cancellationToken: requests[index].token) { result in
+                seen.withLock { $0.append(result.successValue ?? -1) }
+            }
+        }
+
+        func produce() {
+            for value in 0..<Self.values {
+                started.withLock { $0 = value }
+                promise.fulfill(value)
+            }
+        }
+
+        func unsubscribe(_ indices: [Int]) {
+            for index in indices {
+                requests[index].cancel()
+                let now = started.value
+                leftAt[index].withLock { $0 = now }
+            }
+        }
+
+        func join() {
+            for index in Self.initial..<Self.all {
+                subscribe(index)
+                let now = started.value
+                joinedAt[index].withLock { $0 = now }
+            }
+            unsubscribe([Self.joinerLeaving])
+        }
+
+        func check() -> String? {
+            let last = Self.values - 1
+            for index in 0..<Self.all {
+                let got = seen[index].value
+                let values = got.filter { $0 >= 0 }
+                guard values.isEmpty || values == Array(values[0]...values[values.count - 1]) else {
+                    return "subscriber \(index) got \(got): a value lost, repeated or out of order"
+                }
+                if let left = leftAt[index].value {
+                    guard got.last == -1, got.count == values.count + 1 else {
+                        return "\(index) got \(got), no error last"
+                    }
+                    guard values.allSatisfy({ $0 <= left }) else {
+                        return "\(index) got \(got) after leaving at \(left)"
+                    }
+                } else {
+                    let from = joinedAt[index].value.map { $0 + 1 } ?? 0  // every value from here on
+                    let complete = from > last || (values.first.map { $0 <= from } == true && values.last == last)
+                    guard got.count == values.count, complete else {
+                        return "subscriber \(index) (joined at \(String(describing: joinedAt[index].value))) got \(got)"
+                    }
+                }
+                if index < Self.initial, let first = values.first, first != 0 {
+                    return "subscriber \(index) got \(got), not from the first value"
+                }
+            }
+            // The slots are whole: exactly the survivors are left, each of them reached by a value
+            // and removed by its token.
+            guard promise.stream.subscriberCount == Self.survivors.count else {
+                return "\(promise.stream.subscriberCount) subscribers left, not \(Self.survivors.count)"
+            }
+            promise.fulfill(Self.values)
+            for index in Self.survivors {
+                guard seen[index].value.last == Self.values else { return "survivor \(index) missed the last value" }
+                requests[index].cancel()
+            }
+            let left = promise.stream.subscriberCount
+            return left == 0 ? nil : "\(left) subscribers left after every token was cancelled"
+        }
+    }
+
+    @Test func `unsubscribing racing values and new subscriptions: nothing lost, nothing after cancel returned`() async
+    {
+        let failures = await race(
+            iterations: Stress.heavy,
+            setup: { ChurnRound() },
+            actions: [
+                { @Sendable round in round.produce() },
+                { @Sendable round in round.unsubscribe(ChurnRound.leaving[0]) },
+                { @Sendable round in round.unsubscribe(ChurnRound.leaving[1]) },
+                { @Sendable round in round.join() },
+            ],
+            check: { $0.check() }
+        )
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
     /// A subscriber added while the stream finishes.
     final class FinishRound: Sendable {
         let promise = StreamPromise<Int>(capacity: 2)

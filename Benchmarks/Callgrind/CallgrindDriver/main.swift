@@ -23,6 +23,15 @@
 //                                          and registers a replacement, so that N stay pending
 //   scaling-cancel-pending              8. not for valgrind: the wall-clock time per cancel of the same, for
 //                                          N = 10^3 ... 10^6, the median of `count` rounds of 1,000 cancels each
+//   stream-unsubscribe-<N>              N subscribers of one open stream, each with its own token; one operation
+//                                          cancels a random one's token (unsubscribing it) and subscribes a
+//                                          replacement, so that N stay subscribed
+//   scaling-stream-unsubscribe          not for valgrind: the wall-clock time per unsubscribe of the same, as
+//                                          scaling-cancel-pending
+//   stream-publish                      12. (its producer's side) a value through a stream to its one `.synchronous`
+//                                          subscriber
+//   mallinfo-stream-subscriber          not for valgrind: heap bytes per subscriber of one stream, for `count`
+//                                          subscribers, without a token and with one each
 //   mallinfo-futurelib / mallinfo-nio   13. not for valgrind: prints the heap bytes per pending promise with one
 //                                          continuation as glibc's malloc counts them (`mallinfo2().uordblks`,
 //                                          so rounded up to malloc's chunk sizes), for `count` promises
@@ -165,13 +174,45 @@ func cancellationCancel(_ count: Int) {
     }
 }
 
-/// `count` continuations pending on one promise, each registered with its own request's token: cancelling a
-/// request removes its continuation from the future (the server pattern: every request waits on one long-lived
-/// future, and a disconnect cancels its token).
-final class PendingContinuations {
+/// What `count` subscriptions wait on, each registered with its own request's token: cancelling a request removes its
+/// subscription (the server pattern: every request waits on one long-lived future or stream, and a disconnect
+/// cancels its token).
+protocol SubscriptionTarget {
+    init()
+    func subscribe(cancellationToken: CancellationToken)
+    func finish()
+}
+
+/// Continuations pending on one promise (scenario 8).
+struct PendingFuture: SubscriptionTarget {
     let promise = Promise<Int>()
+
+    func subscribe(cancellationToken: CancellationToken) {
+        promise.future.onSuccess(on: .synchronous, cancellationToken: cancellationToken) { sink($0) }
+    }
+
+    func finish() {
+        promise.fulfill(1)
+    }
+}
+
+/// Subscribers of one open stream (a server broadcasting on one stream to its clients).
+struct OpenStream: SubscriptionTarget {
+    let promise = StreamPromise<Int>(capacity: 0)
+
+    func subscribe(cancellationToken: CancellationToken) {
+        promise.stream.onSuccess(on: .synchronous, cancellationToken: cancellationToken) { sink($0) }
+    }
+
+    func finish() {
+        promise.finish()
+    }
+}
+
+final class PendingSubscriptions<Target: SubscriptionTarget> {
+    let target = Target()
     var requests: [CancellationRequest] = []
-    var random = SplitMix64(seed: 42)  // the same continuations in every run
+    var random = SplitMix64(seed: 42)  // the same subscriptions in every run
 
     init(count: Int) {
         requests.reserveCapacity(count)
@@ -180,7 +221,7 @@ final class PendingContinuations {
 
     func register() -> CancellationRequest {
         let request = CancellationRequest()
-        promise.future.onSuccess(on: .synchronous, cancellationToken: request.token) { sink($0) }
+        target.subscribe(cancellationToken: request.token)
         return request
     }
 
@@ -190,12 +231,13 @@ final class PendingContinuations {
     }
 
     func finish() {
-        promise.fulfill(1)
+        target.finish()
     }
 }
 
-func futureLibCancelPending(_ count: Int, pending: Int) {
-    let fixture = PendingContinuations(count: pending)
+/// With `pending` subscriptions: `count` times, cancels a random one's token and registers a replacement.
+func cancelPending<Target: SubscriptionTarget>(_ count: Int, pending: Int, on _: Target.Type) {
+    let fixture = PendingSubscriptions<Target>(count: pending)
     for _ in 0..<count {
         let index = Int.random(in: 0..<pending, using: &fixture.random)
         fixture.requests[index].cancel()
@@ -204,12 +246,12 @@ func futureLibCancelPending(_ count: Int, pending: Int) {
     fixture.finish()
 }
 
-/// Wall-clock nanoseconds per cancel with N continuations pending, for N = 10^3 ... 10^6: the median of `rounds`
-/// rounds, each cancelling 1,000 distinct continuations picked at random (then replaced, unmeasured).
-func scalingCancelPending(_ rounds: Int) {
+/// Wall-clock nanoseconds per cancel with N subscriptions pending, for N = 10^3 ... 10^6: the median of `rounds`
+/// rounds, each cancelling 1,000 distinct subscriptions picked at random (then replaced, unmeasured).
+func scalingCancelPending<Target: SubscriptionTarget>(_ rounds: Int, on _: Target.Type, _ what: String) {
     let perRound = 1_000
     for pending in [1_000, 10_000, 100_000, 1_000_000] {
-        let fixture = PendingContinuations(count: pending)
+        let fixture = PendingSubscriptions<Target>(count: pending)
         var samples: [Double] = []
         for _ in 0..<max(rounds, 1) {
             let indices = fixture.randomIndices(perRound)
@@ -222,7 +264,7 @@ func scalingCancelPending(_ rounds: Int) {
         }
         fixture.finish()
         samples.sort()
-        print("cancel a continuation's token, \(pending) pending: \(samples[samples.count / 2]) ns per cancel")
+        print("cancel \(what)'s token, \(pending) pending: \(samples[samples.count / 2]) ns per cancel")
     }
 }
 
@@ -269,6 +311,46 @@ func mallinfoNIO(_ count: Int) throws {
     try loop.syncShutdownGracefully()
 }
 
+/// `count` values through a stream to its one subscriber, on `.synchronous`: the producer's side of scenario 12
+/// (whose `for await` loop valgrind cannot run), which a change to how a stream keeps its subscribers must not slow.
+func streamPublish(_ count: Int) {
+    let promise = StreamPromise<Int>(capacity: 0)
+    promise.stream.onSuccess(on: .synchronous) { sink($0) }
+    for value in 0..<count { promise.fulfill(value) }
+    promise.finish()
+}
+
+/// Heap bytes per subscriber of one open stream, without a token and with one (the request, its registration and
+/// the subscriber: what a server's client costs). The stream's array of subscribers is large enough for malloc to map
+/// it apart, so these count the mapped bytes too.
+func mallinfoStreamSubscriber(_ count: Int) {
+    func bytes() -> Int { heapBytesInUse() + Int(malloc_info_bytes_mapped()) }
+    let promise = StreamPromise<Int>(capacity: 0)
+    var before = bytes()
+    for _ in 0..<count { promise.stream.onSuccess(on: .synchronous) { sink($0) } }
+    print("\(Double(bytes() - before) / Double(count)) bytes per stream subscriber")
+    let withTokens = StreamPromise<Int>(capacity: 0)
+    var requests: [CancellationRequest] = []
+    requests.reserveCapacity(count)
+    before = bytes()
+    for _ in 0..<count {
+        let request = CancellationRequest()
+        withTokens.stream.onSuccess(on: .synchronous, cancellationToken: request.token) { sink($0) }
+        requests.append(request)
+    }
+    print("\(Double(bytes() - before) / Double(count)) bytes per stream subscriber with its own token")
+    promise.finish()
+    withTokens.finish()
+}
+
+/// N in a `<prefix><N>` scenario name.
+func pendingCount(_ scenario: String, _ prefix: String) -> Int {
+    guard let pending = Int(scenario.dropFirst(prefix.count)), pending > 0 else {
+        fatalError("usage: CallgrindDriver \(prefix)<N> <count>")
+    }
+    return pending
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let count = Int(arguments[2]), count >= 0 else {
     fatalError("usage: CallgrindDriver <scenario> <count>")
@@ -286,14 +368,16 @@ case "nio-pending": try nioPending(count)
 case "cancellation-register": cancellationRegister(count)
 case "cancellation-register-striped": cancellationRegisterStriped(count)
 case "cancellation-cancel": cancellationCancel(count)
-case "scaling-cancel-pending": scalingCancelPending(count)
+case "scaling-cancel-pending": scalingCancelPending(count, on: PendingFuture.self, "a continuation")
+case "scaling-stream-unsubscribe": scalingCancelPending(count, on: OpenStream.self, "a stream subscriber")
 case let scenario where scenario.hasPrefix("futurelib-cancel-pending-"):
-    guard let pending = Int(scenario.dropFirst("futurelib-cancel-pending-".count)), pending > 0 else {
-        fatalError("usage: CallgrindDriver futurelib-cancel-pending-<N> <count>")
-    }
-    futureLibCancelPending(count, pending: pending)
+    cancelPending(count, pending: pendingCount(scenario, "futurelib-cancel-pending-"), on: PendingFuture.self)
+case let scenario where scenario.hasPrefix("stream-unsubscribe-"):
+    cancelPending(count, pending: pendingCount(scenario, "stream-unsubscribe-"), on: OpenStream.self)
 case "mallinfo-futurelib": mallinfoFutureLib(count)
 case "mallinfo-nio": try mallinfoNIO(count)
+case "mallinfo-stream-subscriber": mallinfoStreamSubscriber(count)
+case "stream-publish": streamPublish(count)
 default:
     fatalError("unknown scenario \(arguments[1])")
 }

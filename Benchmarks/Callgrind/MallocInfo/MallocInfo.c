@@ -7,10 +7,10 @@
 #include <malloc.h>
 #endif
 
-size_t malloc_info_bytes_in_use(void) {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-    return mallinfo2().uordblks;
+size_t malloc_info_bytes_in_use(void) { return mallinfo2().uordblks; }
+size_t malloc_info_bytes_mapped(void) { return mallinfo2().hblkhd; }
 #else
-    return 0;
+size_t malloc_info_bytes_in_use(void) { return 0; }
+size_t malloc_info_bytes_mapped(void) { return 0; }
 #endif
-}

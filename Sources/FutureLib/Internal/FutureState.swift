@@ -73,7 +73,7 @@ struct FutureState<Value: Sendable>: Sendable {
             switch self {
             case .none: true
             case .one(let continuation): continuation.isSynchronous
-            case .many(let slots): slots.allSynchronous
+            case .many(let slots): slots.allSynchronous()
             }
         }
 

@@ -152,13 +152,13 @@ public final class FutureStream<Value: Sendable>: Sendable {
             subscriber.cancel()
             return
         }
-        let (id, schedule) = state.withLock { $0.subscribe(subscriber) }
+        let (stored, schedule) = state.withLock { $0.subscribe(subscriber) }
         if schedule { subscriber.schedule() }
-        guard let id, cancellationToken.canBeCancelled else { return }
+        guard stored, cancellationToken.canBeCancelled else { return }
         let registration = cancellationToken.onCancel { [weak self] in
             // The removed subscriber is released after the lock (kept in a binding: a discarded
             // result may be released inside the lock).
-            let removed = self?.state.withLock { $0.unsubscribe(id) }
+            let removed = self?.state.withLock { $0.unsubscribe(subscriber) }
             withExtendedLifetime(removed) {}
             subscriber.cancel()
         }

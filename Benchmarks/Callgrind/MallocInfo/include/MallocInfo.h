@@ -7,4 +7,8 @@
 
 size_t malloc_info_bytes_in_use(void);
 
+// Bytes in the chunks glibc maps apart for large blocks (`mallinfo2().hblkhd`, 128 KiB and up by default), which
+// `uordblks` leaves out: a large array's storage. 0 elsewhere.
+size_t malloc_info_bytes_mapped(void);
+
 #endif

@@ -11,7 +11,7 @@ public import Synchronization  // public: `isCancelled` is read by inlinable cod
 /// Inlinable, like ``Future``'s completion path: specialized in the caller, a result reaches its
 /// handler without generic metadata lookups (they were a third of the time per event).
 @usableFromInline
-final class StreamSubscriber<Value: Sendable>: Sendable {
+final class StreamSubscriber<Value: Sendable>: Sendable, Slotted {
     @usableFromInline typealias Handler = @Sendable (StreamEvent<Value>) -> Void
 
     @usableFromInline
@@ -38,6 +38,15 @@ final class StreamSubscriber<Value: Sendable>: Sendable {
     @usableFromInline let context: any ExecutionContext
     /// False for a subscriber that waits only for the end (`onFinish`): results are not queued.
     @usableFromInline let wantsResults: Bool
+    /// Where the stream keeps the subscriber (``Slots``), so that its token's handler removes it
+    /// without a scan. A stale slot is harmless: removal checks the subscriber there.
+    ///
+    /// A `UInt32`, declared here, so that it lands in the padding after `wantsResults`: the object
+    /// stays in malloc's 144-byte chunk, where an `Int` took it to 160 and a subscriber cost more
+    /// than with the scan (`CallgrindDriver mallinfo-stream-subscriber`). More than 2³² slots would
+    /// take hundreds of gigabytes of subscribers; `placed(at:)` traps rather than wrap.
+    // Sendable: read and written only under the lock of the stream that stores the subscriber.
+    @usableFromInline nonisolated(unsafe) var slot: UInt32 = 0
     @usableFromInline let mailbox: Lock<Mailbox>
     /// Set by `cancel()`, read before each delivery of a batch already taken: no result reaches
     /// the handler after `cancel()` returned, except one already running.
@@ -81,7 +90,12 @@ final class StreamSubscriber<Value: Sendable>: Sendable {
     }
 
     /// Drops the undelivered results and queues `.cancelled`, unless the subscriber already ended.
-    @usableFromInline
+    ///
+    /// Inlinable, as ``attach(_:)`` and ``release()`` are: unspecialized, their generic metadata
+    /// lookups (`Lock<Mailbox>`, `StreamEvent`, `Mutex`) were most of an unsubscribe, and the
+    /// `drain()` they lead to ran unspecialized too (`CallgrindDriver stream-unsubscribe-<N>`:
+    /// 25,100 → 7,230–7,420 instructions at N = 10³ … 10⁵).
+    @inlinable
     func cancel() {
         // The dropped results are released after the lock: they may be user objects with a `deinit`.
         // Kept in a binding: a discarded result (`_`) may be released inside the lock in release builds.
@@ -102,7 +116,7 @@ final class StreamSubscriber<Value: Sendable>: Sendable {
 
     /// Keeps the token registration to release after the last event; releases it at once if
     /// that already happened.
-    @usableFromInline
+    @inlinable
     func attach(_ registration: CancellationRegistration) {
         let late = mailbox.withLock { mailbox -> Bool in
             guard !mailbox.isReleased else { return true }
@@ -154,8 +168,28 @@ final class StreamSubscriber<Value: Sendable>: Sendable {
         }
     }
 
+    /// Tells the subscriber where its stream keeps it; under the stream's lock.
+    @inlinable
+    func placed(at slot: Int) {
+        self.slot = UInt32(slot)
+    }
+
+    /// A subscriber is removed by its own identity (its token's handler holds it).
+    @inlinable
+    func isNamed(by subscriber: StreamSubscriber<Value>) -> Bool {
+        self === subscriber
+    }
+
+    @inlinable
+    static func slot(of subscriber: StreamSubscriber<Value>) -> Int {
+        Int(subscriber.slot)
+    }
+
     /// Releases the handler and the token registration after the terminal event.
-    @usableFromInline
+    ///
+    /// Never inlined: inlined into `drain()`'s loop, this once-per-subscriber path cost every
+    /// value 19 instructions (`CallgrindDriver stream-publish` 805 → 824).
+    @inlinable @inline(never)
     func release() {
         // The handler is released after the lock, kept in a binding: a discarded result (`_`) may be
         // released inside the lock in release builds, and its captures' `deinit`s are user code.

@@ -48,8 +48,11 @@ final class StreamSubscriber<Value: Sendable>: Sendable, Slotted {
     // Sendable: read and written only under the lock of the stream that stores the subscriber.
     @usableFromInline nonisolated(unsafe) var slot: UInt32 = 0
     @usableFromInline let mailbox: Lock<Mailbox>
-    /// Set by `cancel()`, read before each delivery of a batch already taken: no result reaches
-    /// the handler after `cancel()` returned, except one already running.
+    /// Set by `cancel()`, read before each delivery of a batch already taken. So no result sent
+    /// after `cancel()` returned reaches the handler, nor does the rest of a batch being delivered
+    /// on another thread; the one result whose delivery had passed this check when `cancel()` ran
+    /// may still reach the handler, on that thread, just after `cancel()` returns (not holding a
+    /// lock around user code leaves that window; `FutureStreamRaceTests` asserts the rest).
     @usableFromInline let isCancelled = Atomic(false)
 
     @inlinable

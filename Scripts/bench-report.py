@@ -283,6 +283,13 @@ CALLGRIND_SINGLES = [
     ("8", "the same, 10⁴ pending", "futurelib-cancel-pending-10000", "cancel", 1_000),
     ("8", "the same, 10⁵ pending (a scan per removal cost 7,886,736 here before issue 19)",
      "futurelib-cancel-pending-100000", "cancel", 1_000),
+    ("12", "a stream subscriber's token cancelled, 10³ subscribers on one open stream (and a new one subscribed)",
+     "stream-unsubscribe-1000", "cancel", 1_000),
+    ("12", "the same, 10⁴ subscribers", "stream-unsubscribe-10000", "cancel", 1_000),
+    ("12", "the same, 10⁵ subscribers (a scan per removal cost 1,106,722 here before)",
+     "stream-unsubscribe-100000", "cancel", 1_000),
+    ("12", "one value sent on a `StreamPromise` to one subscriber on `.synchronous` (the producer's side)",
+     "stream-publish", "value", 20_000),
 ]
 
 # glibc's heap bytes (`mallinfo2`) per pending promise with one continuation (13): FutureLib mode, NIO mode, n.

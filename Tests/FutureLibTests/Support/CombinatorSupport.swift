@@ -33,9 +33,7 @@ extension Result {
         if case .success = self { return true }
         return false
     }
-}
 
-extension Result {
     /// The code of a failure with `SampleError`.
     var sampleCode: Int? {
         if case .failure(let error as SampleError) = self { return error.code }
@@ -53,7 +51,8 @@ final class FirstSuccessRound: Sendable {
         case twoSuccesses
         /// Three failures: one of them.
         case allFail
-        /// A failure, a success and the token's cancellation: the success or `CancellationError`.
+        /// A failure, a success and the token's cancellation: the success or `CancellationError`; the
+        /// third input stays pending.
         case cancel
 
         func allows(_ outcome: Result<Int, any Error>) -> Bool {

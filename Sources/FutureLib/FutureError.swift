@@ -23,7 +23,7 @@ public enum FutureError: Error, Equatable, CustomStringConvertible {
     /// | Where it comes from | Why there is no value |
     /// |---|---|
     /// | `filter` | The value failed the test. |
-    /// | `firstCompleted()` on an empty sequence | There was nothing to complete first. |
+    /// | `firstCompleted()` or `firstSuccess()` on an empty sequence | There was nothing to complete first. |
     /// | `Future.race([])` | There were no operations to race. |
     /// | `Future(method:)` / `FutureStream(method:)` with a `(Value?, Error?)` callback | The callback passed `nil` for both. |
     ///

@@ -169,6 +169,59 @@ extension Sequence {
         if isEmpty { first.complete(with: .failure(FutureError.noSuchElement)) }
         return first
     }
+
+    /// A future of whichever future succeeds first; when every one fails, of the last failure.
+    ///
+    /// ```swift
+    /// let bytes: Future<[UInt8]> = [fetch(from: mirrorA), fetch(from: mirrorB)].firstSuccess()
+    /// let backup = try await [fetch(primaryURL), fetch(mirrorURL)].firstSuccess().value()
+    /// ```
+    ///
+    /// The others are not cancelled: give them a token and cancel it when this completes.
+    ///
+    /// ### Semantics
+    /// - The first success in time wins; failures before or after it do not matter.
+    /// - When every input fails, it fails with the last failure to arrive. An input's
+    ///   `CancellationError` counts as a failure like any other.
+    /// - An empty sequence fails with ``FutureError/noSuchElement``.
+    /// - A cancelled token, before or while it waits, fails it with `CancellationError` at once.
+    /// - Once it has completed, however, its continuations are removed from the inputs still
+    ///   pending: nothing of it is kept by an input that never completes.
+    /// - O(n) in all: each failure counts one down; nothing rescans the inputs.
+    ///
+    /// - Parameter cancellationToken: Fails the result with `CancellationError` when cancelled first.
+    /// - Returns: A future of the first success, or of the last failure in time; failing with
+    ///   ``FutureError/noSuchElement`` for an empty sequence.
+    public func firstSuccess<T: Sendable>(cancellationToken: CancellationToken = .none) -> Future<T>
+    where Element == Future<T> {
+        let first = Future<T>()
+        if first.failIfCancelled(cancellationToken) { return first }
+        let futures = Array(self)
+        guard !futures.isEmpty else {
+            first.complete(with: .failure(FutureError.noSuchElement))
+            return first
+        }
+        first.cancelOnRequest(of: cancellationToken)
+        // Cancelled once `first` completes (a success, the last failure or the token): removes the
+        // continuations below from the inputs still pending. Registered before them, so that a
+        // decision while they are being registered removes those registered so far.
+        let decided = CancellationRequest()
+        first.observe(on: .synchronous, cancellationToken: .none, .result { _ in decided.cancel() })
+        let failures = Countdown(futures.count)
+        let settle: Callback<T> = .result { result in  // shared by every future
+            // Decided already; also how a continuation that `decided` removed gets here.
+            guard !first.isCompleted else { return }
+            switch result {
+            case .success: first.complete(with: result)
+            case .failure: if failures.countDown() { first.complete(with: result) }  // the last failure
+            }
+        }
+        for future in futures {
+            future.observe(on: .synchronous, cancellationToken: decided.token, settle)
+            if first.isCompleted { break }
+        }
+        return first
+    }
 }
 
 /// The state of one `traverse`: which elements have started, the values so far, and how many run.

@@ -122,23 +122,8 @@ func fromConcurrency() -> Future<[String]> {
         if case PhoneError.noAnswer? = error as? PhoneError { print("no answer") }  // typed: was onError
     }
     let both = [phoneNumber(), phoneNumber()].traverse { $0.flatMap(call) }  // was Future.zip([…])
-    return both
-}
-
-/// The first success; when every input fails, the last failure in time (`brokenPromise` for none).
-func firstSuccess<T: Sendable>(of futures: [Future<T>]) -> Future<T> {
-    let promise = Promise<T>()
-    for future in futures {
-        future.onSuccess(on: .synchronous) { promise.tryFulfill($0) }
-        // .allErrors: an input that fails with CancellationError counts as a failure too.
-        future.onFailure(on: .synchronous, policy: .allErrors) { error in
-            // A future's result is set before its handlers run: the failure whose handler finds
-            // every input failed arrived last.
-            let allFailed = futures.allSatisfy { if case .failure? = $0.result { true } else { false } }
-            if allFailed { promise.tryReject(error) }
-        }
-    }
-    return promise.future
+    let either = [phoneNumber(), phoneNumber()].map { $0.flatMap(call) }.firstSuccess()  // was firstFinished(from:)
+    return both.flatMap { all in either.map { all + [$0] } }
 }
 
 // MARK: - From BrightFutures
@@ -282,33 +267,42 @@ func fromTPL(id: Int) async throws -> String {
         }
     }
 
-    @Test func firstSuccessReportsTheLastFailureInTime() async throws {
+    @Test func firstFinishedIsFirstSuccess() async throws {
         let first = Promise<Int>()
         let second = Promise<Int>()
-        let any = firstSuccess(of: [first.future, second.future])
+        let any = [first.future, second.future].firstSuccess()
         second.reject(PhoneError.noAnswer)
         first.reject(Errors.invalidResponse)  // the first input fails last
         await #expect(throws: Errors.invalidResponse) { try await any.value() }
 
-        // An input cancelled last is the last failure, not a broken promise.
+        // An input cancelled last is the last failure.
         let failed = Promise<Int>()
         let cancelled = Promise<Int>()
-        let none = firstSuccess(of: [failed.future, cancelled.future])
+        let none = [failed.future, cancelled.future].firstSuccess()
         failed.reject(PhoneError.noAnswer)
         cancelled.reject(CancellationError())
         await #expect(throws: CancellationError.self) { try await none.value() }
 
         let late = Promise<Int>()
-        let won = firstSuccess(of: [Future(error: PhoneError.noAnswer), late.future])
+        let won = [Future(error: PhoneError.noAnswer), late.future].firstSuccess()
         late.fulfill(3)
         #expect(try await won.value() == 3)
     }
 
     @Test func concurrency() async throws {
-        #expect(try await fromConcurrency().value().count == 2)
-        #expect(try await firstSuccess(of: [call(0), call(7)]).value() == "an earful from 7")
-        await #expect(throws: PhoneError.noAnswer) { try await firstSuccess(of: [call(0), call(-1)]).value() }
-        await #expect(throws: FutureError.brokenPromise) { try await firstSuccess(of: [Future<Int>]()).value() }
+        #expect(try await fromConcurrency().value() == Array(repeating: "an earful from 5550100", count: 3))
+        #expect(try await [call(0), call(7)].firstSuccess().value() == "an earful from 7")
+        await #expect(throws: PhoneError.noAnswer) { try await [call(0), call(-1)].firstSuccess().value() }
+        await #expect(throws: FutureError.noSuchElement) { try await [Future<Int>]().firstSuccess().value() }
+    }
+
+    @Test func brightFuturesFind() async throws {
+        let test: @Sendable (Int) -> Bool = { $0 > 1 }
+        let inTime = [Future(value: 1), Future(error: PhoneError.noAnswer), Future(value: 2)].map { $0.filter(test) }
+        #expect(try await inTime.firstSuccess().value() == 2)
+        await #expect(throws: FutureError.noSuchElement) {
+            try await [Future(value: 0), Future(value: 1)].map { $0.filter(test) }.firstSuccess().value()
+        }
     }
 
     @Test func brightFutures() async throws {

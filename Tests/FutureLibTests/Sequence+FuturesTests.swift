@@ -159,6 +159,131 @@ struct SequenceFuturesTests {
         await #expect(throws: FutureError.noSuchElement) { try await [Future<Int>]().firstCompleted().value() }
     }
 
+    // MARK: - firstSuccess
+
+    @Test("firstSuccess gives the first success in time, whatever failed before or after it")
+    func firstSuccessWins() async throws {
+        let inputs = (0..<3).map { _ in Promise<Int>() }
+        let first = inputs.map(\.future).firstSuccess()
+        inputs[2].reject(SampleError(code: 2))
+        inputs[1].fulfill(1)
+        inputs[0].fulfill(0)
+        #expect(try await first.value() == 1)
+        let never = Promise<Int>()
+        let completed = [Future(error: SampleError()), never.future, Future(value: 7), Future(value: 8)]
+        #expect(completed.firstSuccess().result?.successValue == 7)  // at once: already decided
+        let late = Promise<Int>()
+        let lateWin = [Future(error: SampleError()), late.future].firstSuccess()
+        late.fulfill(3)
+        #expect(try await lateWin.value() == 3)
+        withExtendedLifetime(never) {}
+    }
+
+    @Test("firstSuccess fails with the last failure in time when every input fails; a CancellationError counts")
+    func firstSuccessLastFailure() async {
+        let inputs = (0..<3).map { _ in Promise<Int>() }
+        let none = inputs.map(\.future).firstSuccess()
+        inputs[2].reject(SampleError(code: 2))
+        inputs[1].reject(CancellationError())
+        #expect(!none.isCompleted)
+        inputs[0].reject(SampleError(code: 0))  // the first input fails last
+        await #expect(throws: SampleError(code: 0)) { try await none.value() }
+        let failed = Promise<Int>()
+        let cancelledLast = [Future(error: SampleError()), failed.future].firstSuccess()
+        failed.reject(CancellationError())  // the last failure, even though it is a cancellation
+        #expect(isCancellation(await awaitOutcome(cancelledLast)))
+        await #expect(throws: SampleError(code: 9)) {
+            try await [Future<Int>(error: SampleError(code: 8)), Future(error: SampleError(code: 9))]
+                .firstSuccess().value()
+        }
+    }
+
+    @Test("firstSuccess of nothing fails with noSuchElement")
+    func firstSuccessEmpty() async {
+        await #expect(throws: FutureError.noSuchElement) { try await [Future<Int>]().firstSuccess().value() }
+    }
+
+    @Test("firstSuccess given a cancelled token fails promptly and leaves nothing on the pending inputs")
+    func firstSuccessCancelled() async {
+        for alreadyCancelled in [true, false] {
+            let inputs = (0..<3).map { _ in Promise<Int>() }
+            let request = CancellationRequest()
+            if alreadyCancelled { request.cancel() }
+            let probe = { () -> WeakProbe<Future<Int>> in
+                let first = inputs.map(\.future).firstSuccess(cancellationToken: request.token)
+                if !alreadyCancelled {
+                    inputs[0].reject(SampleError())
+                    #expect(!first.isCompleted)
+                    request.cancel()
+                }
+                #expect(isCancellation(first.result))  // promptly: inputs 1 and 2 still pending
+                return WeakProbe(first)
+            }()
+            #expect(!probe.isAlive)  // the pending inputs do not hold it
+            for input in inputs.dropFirst() {
+                #expect(input.future.debugDescription.hasSuffix("; 0 continuations waiting)"))
+                input.fulfill(1)
+            }
+        }
+    }
+
+    @Test("a completed firstSuccess leaves nothing on the inputs still pending, nor on its token")
+    func firstSuccessReleasesPendingInputs() {
+        let pending = Promise<Int>()
+        let request = CancellationRequest()
+        let probes = { () -> [WeakProbe<Future<Int>>] in
+            let decided = Promise<Int>()
+            let won = [pending.future, decided.future].firstSuccess(cancellationToken: request.token)
+            let lost = [pending.future, decided.future].firstSuccess()
+            decided.fulfill(1)
+            #expect(won.result?.successValue == 1)
+            #expect(lost.result?.successValue == 1)
+            let already = [pending.future, Future(value: 2)].firstSuccess(cancellationToken: request.token)
+            #expect(already.result?.successValue == 2)
+            return [WeakProbe(won), WeakProbe(lost), WeakProbe(already)]
+        }()
+        #expect(probes.allSatisfy { !$0.isAlive })
+        #expect(pending.future.debugDescription.hasSuffix("; 0 continuations waiting)"))
+        #expect(request.token.debugDescription.contains("; 0 handlers registered;"))
+    }
+
+    @Test("firstSuccess of a hundred thousand inputs that all fail completes with the last failure")
+    func firstSuccessScale() async {
+        let count = Scale.hundredThousand
+        let (pendingLast, failedFirst) = await onHeavyThread { () -> (Int?, Int?) in
+            // O(n²) (a scan of the inputs per failure) would be 10¹⁰ steps here: the time limit.
+            let promises = (0..<count).map { _ in Promise<Int>() }
+            let pending = promises.map(\.future).firstSuccess()
+            for (index, promise) in promises.enumerated().reversed() { promise.reject(SampleError(code: index)) }
+            let failed = (0..<count).map { Future<Int>(error: SampleError(code: $0)) }
+            return (pending.result?.sampleCode, failed.firstSuccess().result?.sampleCode)
+        }
+        #expect(pendingLast == 0)
+        #expect(failedFirst == count - 1)
+    }
+
+    @Test(
+        "firstSuccess racing completions on several threads completes once, with a success if there is one",
+        arguments: FirstSuccessRound.Case.allCases
+    )
+    func firstSuccessRace(_ raceCase: FirstSuccessRound.Case) async {
+        let failures = await race(
+            iterations: Stress.cheap,
+            setup: { FirstSuccessRound(token: raceCase == .cancel) },
+            actions: (0..<3).map { thread in { @Sendable round in round.act(thread, in: raceCase) } },
+            check: { round in
+                guard round.calls.value == 1, let outcome = round.outcome.value else {
+                    return "completed \(round.calls.value) times"
+                }
+                guard raceCase.allows(outcome) else { return "unexpected \(outcome)" }
+                // In `.cancel` the third input stays pending: the decided race left nothing on it.
+                let third = round.inputs[2].future.debugDescription
+                return raceCase != .cancel || third.hasSuffix("; 0 continuations waiting)") ? nil : third
+            }
+        )
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
     // MARK: - A cancelled token
 
     @Test(

@@ -79,6 +79,9 @@ extension Sequence {
                 all.complete(with: Result { try futures.map { try $0.result!.get() } })  // all succeeded
             }
         }
+        // After a first failure, the inputs still pending keep this continuation (and through it
+        // `all` and the other inputs) until they complete: removing it would cost a continuation
+        // box per pending input, +44 % for 1,000 pending (Guarantees.md, "Known limits").
         for future in futures {
             future.observe(on: .synchronous, cancellationToken: cancellationToken, gather)
         }
@@ -160,12 +163,16 @@ extension Sequence {
         if first.failIfCancelled(cancellationToken) { return first }
         first.cancelOnRequest(of: cancellationToken)
         let forward: Callback<T> = .result { first.complete(with: $0) }  // shared by every future
+        // The first result removes the continuations from the inputs still pending: a long-lived
+        // input (a shutdown future raced against each request) keeps nothing of this.
+        var decision = Decision()
         var isEmpty = true
         for future in self {
             isEmpty = false
-            future.observe(on: .synchronous, cancellationToken: cancellationToken, forward)
+            future.observe(until: &decision, forward)
             if first.isCompleted { break }
         }
+        decision.removeWaiting(when: first)
         if isEmpty { first.complete(with: .failure(FutureError.noSuchElement)) }
         return first
     }
@@ -202,14 +209,12 @@ extension Sequence {
             return first
         }
         first.cancelOnRequest(of: cancellationToken)
-        // Cancelled once `first` completes (a success, the last failure or the token): removes the
-        // continuations below from the inputs still pending. Registered before them, so that a
-        // decision while they are being registered removes those registered so far.
-        let decided = CancellationRequest()
-        first.observe(on: .synchronous, cancellationToken: .none, .result { _ in decided.cancel() })
+        // Decided once `first` completes (a success, the last failure or the token): removes the
+        // continuations below from the inputs still pending.
+        var decision = Decision()
         let failures = Countdown(futures.count)
         let settle: Callback<T> = .result { result in  // shared by every future
-            // Decided already; also how a continuation that `decided` removed gets here.
+            // Decided already (before the decision removed this continuation).
             guard !first.isCompleted else { return }
             switch result {
             case .success: first.complete(with: result)
@@ -217,9 +222,10 @@ extension Sequence {
             }
         }
         for future in futures {
-            future.observe(on: .synchronous, cancellationToken: decided.token, settle)
+            future.observe(until: &decision, settle)
             if first.isCompleted { break }
         }
+        decision.removeWaiting(when: first)
         return first
     }
 }

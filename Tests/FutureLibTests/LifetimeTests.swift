@@ -240,6 +240,55 @@ import Testing
         withExtendedLifetime(promises) {}
     }
 
+    /// The server pattern: per request, the work raced against a long-lived shutdown future.
+    @Test func `firstCompleted against a long-lived pending future leaves nothing on it`() {
+        let shutdown = Promise<Int>()
+        var probes: [WeakProbe<Future<Int>>] = []
+        for index in 0..<Scale.hundredThousand {
+            let work = Promise<Int>()
+            let first = [work.future, shutdown.future].firstCompleted()
+            work.fulfill(index)
+            #expect(first.result?.successValue == index)
+            if index.isMultiple(of: 10_000) { probes.append(WeakProbe(first)) }
+        }
+        let completed = [Future(value: 1), shutdown.future].firstCompleted()  // no continuation at all
+        #expect(completed.result?.successValue == 1)
+        #expect(probes.allSatisfy { !$0.isAlive })
+        #expect(shutdown.future.debugDescription.hasSuffix("; 0 continuations waiting)"))
+    }
+
+    /// The fail-fast paths keep their continuation on an input still pending (Guarantees.md,
+    /// "Known limits"), and with it the failed result, until that input completes.
+    @Test(arguments: ["zip", "sequence", "traverse"])
+    func `zip, sequence and traverse that failed are released when the input still pending completes`(
+        _ combinator: String
+    ) {
+        let longLived = Promise<Int>()
+        let request = CancellationRequest()
+        var probes: [WeakProbe<any AnyObject & Sendable>] = []
+        for index in 0..<1_000 {
+            let work = Promise<Int>()
+            let token: CancellationToken = index.isMultiple(of: 2) ? .none : request.token
+            let futures = [longLived.future, work.future]
+            func failed<T>(_ result: Future<T>) -> any AnyObject & Sendable {
+                work.reject(SampleError(code: index))
+                #expect(result.result?.sampleCode == index)
+                return result
+            }
+            let result =
+                switch combinator {
+                case "zip": failed(zip(longLived.future, work.future, on: .synchronous, cancellationToken: token))
+                case "sequence": failed(futures.sequence(cancellationToken: token))
+                default: failed([0, 1].traverse(on: .synchronous, cancellationToken: token) { futures[$0] })
+                }
+            if index.isMultiple(of: 100) { probes.append(WeakProbe(result)) }
+        }
+        #expect(probes.allSatisfy { $0.isAlive })  // the known limit
+        longLived.fulfill(0)
+        #expect(probes.allSatisfy { !$0.isAlive })
+        #expect(request.token.debugDescription.contains("; 0 handlers registered;"))
+    }
+
     @Test func `a timeout that did not fire releases its timer and futures`() async {
         let probes = { () -> [WeakProbe<Future<Int>>] in
             let promise = Promise<Int>()

@@ -1,0 +1,66 @@
+/// How `firstCompleted` and `firstSuccess` leave nothing on the inputs still pending once their
+/// result is decided (a long-lived input, such as a shutdown future raced against each request,
+/// would otherwise keep a continuation per call, and through it the result and the other inputs).
+///
+/// Each continuation stored on a pending input is a ``CancellableCallback`` with no token, kept
+/// here; once the result completes, ``removeWaiting(when:)`` removes those whose input is still
+/// pending, in O(1) each (``ContinuationSlots``). Inputs that are already complete need none:
+/// their continuation runs at once, with no box. Callgrind, release, instructions per operation
+/// (`CallgrindDriver futurelib-first-completed`, two inputs, one pending for the whole run):
+/// 19,295 with the continuation left behind; 27,726 with this; 36,146 with a `CancellationRequest`
+/// per call and a registration on its token per pending input (as `firstSuccess` did first).
+/// `sequence()` and `zip` keep their continuations on pending inputs: the same box per pending
+/// input costs `sequence()` of 1,000 pending futures +44 % (2,226,065 → 3,209,650).
+@usableFromInline
+struct Decision: Sendable {
+    /// The continuations stored on inputs that were pending.
+    @usableFromInline var waiting: [any RemovableContinuation] = []
+
+    @inlinable
+    init() {}
+
+    /// Once `result` completes (now, if it has), removes the continuations from the inputs still
+    /// pending. Called after the last input's continuation was stored, so that none is missed.
+    @inlinable
+    consuming func removeWaiting<U>(when result: Future<U>) {
+        guard !waiting.isEmpty else { return }
+        let waiting = self.waiting
+        result.observe(
+            on: .synchronous,
+            cancellationToken: .none,
+            .result { _ in
+                for continuation in waiting { continuation.remove() }
+            }
+        )
+    }
+}
+
+/// A continuation that a ``Decision`` removes from its future.
+@usableFromInline
+protocol RemovableContinuation: AnyObject, Sendable {
+    /// Removes the continuation without calling it; a no-op once it ran.
+    func remove()
+}
+
+extension CancellableCallback: RemovableContinuation {
+    @inlinable
+    func remove() {
+        guard !future.isCompleted else { return }  // it has run, or runs now: nothing to remove
+        cancel()
+    }
+}
+
+extension Future {
+    /// Stores `callback` (`.synchronous`) for a combinator deciding with `decision`: a completed
+    /// future calls it at once; a pending one keeps it until it completes or the decision removes it.
+    @inlinable
+    func observe(until decision: inout Decision, _ callback: Callback<Value>) {
+        guard !isCompleted else {
+            add(target: .synchronous, callback: callback)
+            return
+        }
+        // `failDerived` is a no-op: removed, the callback is not called (the result is decided).
+        let cancellable = CancellableCallback(callback, of: self, failDerived: {})
+        if add(target: .synchronous, callback: .cancellable(cancellable)) { decision.waiting.append(cancellable) }
+    }
+}

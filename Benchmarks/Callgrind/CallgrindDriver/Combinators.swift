@@ -6,11 +6,11 @@
 //                                          the whole run (one operation): the server pattern, a request raced
 //                                          against a long-lived shutdown future
 //   soak-first-completed                not for valgrind: `count` firstCompleted() calls against one long-lived
-//                                          pending future; prints the resident set before and after, and how many
-//                                          continuations wait on the long-lived future at the end
+//                                          pending future; prints the heap bytes in use before and after, and how
+//                                          many continuations wait on the long-lived future at the end (`make soak`
+//                                          reads the resident set of the same pattern in a server-shaped run)
 
 import FutureLib
-import Glibc
 
 func futureLibSequencePending(_ count: Int) {
     for _ in 0..<count {
@@ -32,27 +32,14 @@ func futureLibFirstCompleted(_ count: Int) {
 
 func soakFirstCompleted(_ count: Int) {
     let shutdown = Promise<Int>()
-    let before = residentBytes()
+    let before = heapBytesInUse()
     for index in 0..<count {
         let work = Promise<Int>()
         [work.future, shutdown.future].firstCompleted().onSuccess(on: .synchronous) { sink($0) }
         work.fulfill(index)
     }
-    let after = residentBytes()
-    print("\(count) firstCompleted calls: resident \(before >> 10) KB before, \(after >> 10) KB after")
+    let after = heapBytesInUse()
+    print("\(count) firstCompleted calls: heap in use \(before >> 10) KB before, \(after >> 10) KB after")
     print(shutdown.future.debugDescription)
     shutdown.fulfill(0)
-}
-
-/// The resident set in bytes, from /proc/self/statm (0 where there is none).
-func residentBytes() -> Int {
-    let file = open("/proc/self/statm", O_RDONLY)
-    guard file >= 0 else { return 0 }
-    defer { close(file) }
-    var buffer = [UInt8](repeating: 0, count: 128)
-    let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
-    guard count > 0 else { return 0 }
-    let fields = String(decoding: buffer[..<count], as: UTF8.self).split(separator: " ")
-    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }

@@ -154,6 +154,13 @@ extension Sequence {
     /// The others are not cancelled: give them a token and cancel it when this completes, or let
     /// ``Future/race(on:cancellationToken:_:)-(ExecutionContext,_,_)`` start them, which cancels and releases the losers.
     ///
+    /// ### Semantics
+    /// - The first result in time wins, success or failure; a cancelled token, before or while it
+    ///   waits, fails it with `CancellationError` at once.
+    /// - Once it has completed, its continuations are removed from the inputs still pending: an
+    ///   input that lives long (a shutdown future raced against each request) keeps nothing of it.
+    /// - An empty sequence fails with ``FutureError/noSuchElement``.
+    ///
     /// - Parameter cancellationToken: Fails the result with `CancellationError` when cancelled first.
     /// - Returns: A future of the first result; failing with ``FutureError/noSuchElement`` for an
     ///   empty sequence.

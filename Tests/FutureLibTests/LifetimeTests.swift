@@ -289,6 +289,44 @@ import Testing
         #expect(request.token.debugDescription.contains("; 0 handlers registered;"))
     }
 
+    /// A task closure (or elements) holding the promise behind a task still pending: the traversal
+    /// must let go of them once they are not needed, or that promise is kept by its own future's
+    /// continuation and never breaks.
+    @Test(.timeLimit(.minutes(1)), arguments: [nil, 1] as [Int?])
+    func `a failed traverse lets go of its closure and elements, so a promise they hold can break`(
+        maxConcurrency: Int?
+    ) async {
+        let failing = Promise<Int>()
+        let capturedProbe: WeakProbe<Promise<Int>>
+        let elementProbe: WeakProbe<Promise<Int>>
+        let byClosure: Future<[Int]>
+        let byElements: Future<[Int]>
+        do {
+            let captured = Promise<Int>()
+            capturedProbe = WeakProbe(captured)
+            byClosure = [0, 1].traverse(on: .synchronous, maxConcurrency: maxConcurrency.map { $0 + 1 }) {
+                $0 == 0 ? captured.future : failing.future
+            }
+            // With a limit of 1, only the first element has started: the others wait for it.
+            let element = Promise<Int>()
+            let last = Promise<Int>()
+            elementProbe = WeakProbe(element)
+            byElements = [element, failing, last].traverse(
+                on: .synchronous,
+                maxConcurrency: maxConcurrency
+            ) { $0.future }
+            failing.reject(SampleError(code: 1))
+        }
+        await #expect(throws: SampleError(code: 1)) { try await byClosure.value() }
+        if maxConcurrency == nil {
+            await #expect(throws: SampleError(code: 1)) { try await byElements.value() }
+        } else {  // the started element, no longer held, broke
+            await #expect(throws: FutureError.brokenPromise) { try await byElements.value() }
+        }
+        #expect(!capturedProbe.isAlive)
+        #expect(!elementProbe.isAlive)
+    }
+
     @Test func `a timeout that did not fire releases its timer and futures`() async {
         let probes = { () -> [WeakProbe<Future<Int>>] in
             let promise = Promise<Int>()

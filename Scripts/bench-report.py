@@ -290,6 +290,9 @@ CALLGRIND_SINGLES = [
      "stream-unsubscribe-100000", "cancel", 1_000),
     ("12", "one value sent on a `StreamPromise` to one subscriber on `.synchronous` (the producer's side)",
      "stream-publish", "value", 20_000),
+    ("3", "`firstCompleted()` of 2, one of them pending, then completed (its continuation removed from the other)",
+     "futurelib-first-completed", "call", 5_000),
+    ("3", "`sequence()` of 1,000 pending futures, then completed", "futurelib-sequence-pending", "call", 50),
 ]
 
 # glibc's heap bytes (`mallinfo2`) per pending promise with one continuation (13): FutureLib mode, NIO mode, n.

@@ -1,11 +1,12 @@
 # FutureLib — common tasks. `make help` lists them.
 SWIFT ?= swift
 SWIFT_FORMAT ?= swift-format
+SWIFTC ?= swiftc
 # The C compiler for `make test-wide`'s shim: the system's, else the toolchain's clang.
 SHIM_CC ?= $(shell command -v cc || command -v clang)
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: help build test test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-report bench-callgrind clean \
+.PHONY: help build test api-check test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-report bench-callgrind clean \
 	integrations-test demo-server
 
 help: ## List the targets
@@ -14,10 +15,21 @@ help: ## List the targets
 build: ## Build everything (debug), warnings as errors
 	$(SWIFT) build -Xswiftc -warnings-as-errors
 
-test: ## Build, compile every ```swift block of the docs, run the test suite; warnings as errors (what CI runs)
+test: ## Build, compile every ```swift block of the docs, check the public API, run the test suite; warnings as errors (what CI runs)
 	$(SWIFT) build --build-tests $(TEST_FLAGS)
 	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py
+	$(MAKE) --no-print-directory api-check
 	$(SWIFT) test $(TEST_FLAGS)
+
+# The test targets see `package` symbols; a client does not. Type-checking the DESIGN.md shape
+# files alone, without -package-name, proves they compile against the public interface.
+API_CHECK_FILES = Tests/CancellationTests/CancellationShapesTests.swift Tests/FutureLibTests/FutureShapesTests.swift \
+	Tests/FutureLibTests/Swift6ShapesTests.swift
+api-check: ## Type-check DESIGN.md's shape tests as a client package would: public symbols only (after a debug build)
+	for file in $(API_CHECK_FILES); do \
+		$(SWIFTC) -typecheck -swift-version 6 -warnings-as-errors -I .build/debug/Modules $$file || exit 1; \
+	done
+	@echo "api-check: $(words $(API_CHECK_FILES)) files type-check against the public interface"
 
 test-wide: ## The test suite again (after `make test`) as on an 8-processor machine: an LD_PRELOAD shim raises the processor count every part of the process sees (Linux)
 	mkdir -p .build/wide-machine

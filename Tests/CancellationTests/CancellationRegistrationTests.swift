@@ -102,20 +102,14 @@ struct CancellationRegistrationTests {
 
     @Test func `unregister releases the handler outside the request's lock`() {
         let request = CancellationRequest()
-        let other = request.token.onCancel {}
-        let capture = UnregistersOnDeinit(other)
-        let registration = request.token.onCancel { capture.touch() }
-        _ = consume capture
+        let (registration, other) = UnregistersOnDeinit.handler { request.token.onCancel($0) }
         #expect(registration.unregister())  // releases the handler: its capture unregisters `other`
         #expect(!other.unregister())
     }
 
     @Test func `unregisterAndWait releases the handler outside the request's lock`() {
         let request = CancellationRequest()
-        let other = request.token.onCancel {}
-        let capture = UnregistersOnDeinit(other)
-        let registration = request.token.onCancel { capture.touch() }
-        _ = consume capture
+        let (registration, other) = UnregistersOnDeinit.handler { request.token.onCancel($0) }
         registration.unregisterAndWait()
         #expect(!other.unregister())
     }

@@ -132,19 +132,7 @@ struct CancellationRequestLinkedTests {
         #expect(token.canBeCancelled)  // the live source can still cancel it
         source = nil  // deallocated uncancelled: nothing can cancel the linked request any more
         #expect(!token.canBeCancelled)
-        let counter = DeinitCounter()
-        let runs = Counter()
-        let registration: CancellationRegistration
-        do {
-            let tracked = counter.make()
-            registration = token.onCancel {
-                tracked.touch()
-                runs.increment()
-            }
-        }
-        #expect(counter.deallocated == 1)  // not stored anywhere
-        #expect(runs.value == 0)
-        #expect(!registration.unregister())
+        expectOnCancelStoresNothing(on: token)
         #expect(!token.isCancellationRequested)
     }
 

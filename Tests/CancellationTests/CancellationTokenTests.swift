@@ -92,19 +92,7 @@ struct CancellationTokenTests {
         request = nil
         #expect(!token.canBeCancelled)
         #expect(!token.isCancellationRequested)
-        let counter = DeinitCounter()
-        let runs = Counter()
-        let registration: CancellationRegistration
-        do {
-            let tracked = counter.make()
-            registration = token.onCancel {
-                tracked.touch()
-                runs.increment()
-            }
-        }
-        #expect(counter.deallocated == 1)
-        #expect(runs.value == 0)
-        #expect(!registration.unregister())
+        expectOnCancelStoresNothing(on: token)
     }
 
     // MARK: - checkCancellation

@@ -147,22 +147,14 @@ struct RegistrationStripeTests {
 
     @Test func `unregistering releases the handler outside the stripe's lock`() {
         let request = CancellationRequest()
-        #expect(request.token.stripeRegistrations())
-        let other = request.token.onCancel(inStripe: 1) {}
-        let capture = UnregistersOnDeinit(other)
-        let registration = request.token.onCancel(inStripe: 1) { capture.touch() }
-        _ = consume capture
+        let (registration, other) = handlerUnregisteringInItsStripe(on: request)
         #expect(registration.unregister())  // releases the handler: its capture unregisters `other`
         #expect(!other.unregister())
     }
 
     @Test func `unregistering and waiting releases the handler outside the stripe's lock`() {
         let request = CancellationRequest()
-        #expect(request.token.stripeRegistrations())
-        let other = request.token.onCancel(inStripe: 1) {}
-        let capture = UnregistersOnDeinit(other)
-        let registration = request.token.onCancel(inStripe: 1) { capture.touch() }
-        _ = consume capture
+        let (registration, other) = handlerUnregisteringInItsStripe(on: request)
         registration.unregisterAndWait()
         #expect(!other.unregister())
     }
@@ -170,17 +162,22 @@ struct RegistrationStripeTests {
     @Test func `after a timer, unregistering a registration from before releases its handler outside the lock`() {
         let clock = ManualClock()
         let request = CancellationRequest()
-        #expect(request.token.stripeRegistrations())
-        let other = request.token.onCancel(inStripe: 1) {}
-        let capture = UnregistersOnDeinit(other)
-        let registration = request.token.onCancel(inStripe: 1) { capture.touch() }
-        _ = consume capture
+        let (registration, other) = handlerUnregisteringInItsStripe(on: request)
         request.cancel(after: .seconds(10), clock: clock)
         #expect(registration.unregister())
         #expect(!other.unregister())
         clock.advance(by: .seconds(10))
         #expect(request.isCancellationRequested)
     }
+}
+
+/// Stripes `request` and stores a handler in stripe 1 whose capture, when released, unregisters
+/// `other`, another registration of the same stripe; the handler holds the only reference to it.
+private func handlerUnregisteringInItsStripe(
+    on request: CancellationRequest
+) -> (registration: CancellationRegistration, other: CancellationRegistration) {
+    #expect(request.token.stripeRegistrations())
+    return UnregistersOnDeinit.handler { request.token.onCancel(inStripe: 1, $0) }
 }
 
 /// A striped request on a manual clock, which a test arms a timer on and drops with its token, and

@@ -15,3 +15,15 @@ final class UnregistersOnDeinit: Sendable {
         _ = registration.unregister()
     }
 }
+
+extension UnregistersOnDeinit {
+    /// Registers `other` with `register`, then a handler that holds the only reference to an
+    /// `UnregistersOnDeinit(other)`: releasing that handler unregisters `other`.
+    static func handler(
+        registeredWith register: (@escaping @Sendable () -> Void) -> CancellationRegistration
+    ) -> (registration: CancellationRegistration, other: CancellationRegistration) {
+        let other = register {}
+        let capture = UnregistersOnDeinit(other)
+        return (register { capture.touch() }, other)
+    }
+}

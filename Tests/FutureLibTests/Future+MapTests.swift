@@ -149,49 +149,8 @@ struct FutureMapTests {
         let mark: @Sendable () -> Void = { calls.withLock { $0.append(DispatchQueue.getSpecific(key: key) ?? false) } }
         let value = Promise<Int>()
         let error = Promise<Int>()
-        let future: Future<Int> =
-            switch combinator {
-            case "map":
-                value.future.map(on: queue) {
-                    mark()
-                    return $0
-                }
-            case "flatMap":
-                value.future.flatMap(on: queue) {
-                    mark()
-                    return Future(value: $0)
-                }
-            case "filter":
-                value.future.filter(on: queue) { _ in
-                    mark()
-                    return true
-                }
-            case "transform":
-                value.future.transform(
-                    on: queue,
-                    success: {
-                        mark()
-                        return $0
-                    },
-                    failure: { $0 }
-                )
-            case "mapError":
-                error.future.mapError(on: queue) {
-                    mark()
-                    return $0
-                }
-            case "andThen": value.future.andThen(on: queue) { _ in mark() }
-            case "recover":
-                error.future.recover(on: queue) { _ in
-                    mark()
-                    return 0
-                }
-            default:
-                error.future.recoverWith(on: queue) { _ in
-                    mark()
-                    return Future(value: 0)
-                }
-            }
+        let errorFirst = ["mapError", "recover", "recoverWith"].contains(combinator)
+        let future = combined(combinator, on: errorFirst ? error.future : value.future, context: queue, mark: mark)
         // Completed from this task, off the queue: the closure must still run on the queue.
         value.fulfill(1)
         error.reject(SampleError())
@@ -214,50 +173,7 @@ struct FutureMapTests {
             let called = CallFlag()
             let token = request.token
             let mark: @Sendable () -> Void = { called.set() }
-            let future: Future<Int> =
-                switch combinator {
-                case "map":
-                    source.future.map(cancellationToken: token) {
-                        mark()
-                        return $0
-                    }
-                case "flatMap":
-                    source.future.flatMap(cancellationToken: token) {
-                        mark()
-                        return Future(value: $0)
-                    }
-                case "filter":
-                    source.future.filter(cancellationToken: token) { _ in
-                        mark()
-                        return true
-                    }
-                case "transform":
-                    source.future.transform(
-                        cancellationToken: token,
-                        success: {
-                            mark()
-                            return $0
-                        },
-                        failure: { $0 }
-                    )
-                case "mapError":
-                    source.future.mapError(cancellationToken: token) {
-                        mark()
-                        return $0
-                    }
-                case "andThen": source.future.andThen(cancellationToken: token) { _ in mark() }
-                case "recover":
-                    source.future.recover(cancellationToken: token) { _ in
-                        mark()
-                        return 0
-                    }
-                case "recoverWith":
-                    source.future.recoverWith(cancellationToken: token) { _ in
-                        mark()
-                        return Future(value: 0)
-                    }
-                default: source.future.hop(to: .default, cancellationToken: token)
-                }
+            let future = combined(combinator, on: source.future, cancellationToken: token, mark: mark)
             if !alreadyCancelled {
                 #expect(!future.isCompleted)
                 request.cancel()

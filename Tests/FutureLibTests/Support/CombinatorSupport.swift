@@ -88,3 +88,59 @@ final class FirstSuccessRound: Sendable {
         }
     }
 }
+
+/// The combinator named `name` on `source`, with `on:` and `cancellationToken:`, its closure calling
+/// `mark()` and passing the value or error through: "map", "flatMap", "filter", "transform",
+/// "mapError", "andThen", "recover", "recoverWith", or else "hop" (which has no closure).
+func combined(
+    _ name: String,
+    on source: Future<Int>,
+    context: some ExecutionContext = .default,
+    cancellationToken token: CancellationToken = .none,
+    mark: @escaping @Sendable () -> Void
+) -> Future<Int> {
+    switch name {
+    case "map":
+        source.map(on: context, cancellationToken: token) {
+            mark()
+            return $0
+        }
+    case "flatMap":
+        source.flatMap(on: context, cancellationToken: token) {
+            mark()
+            return Future(value: $0)
+        }
+    case "filter":
+        source.filter(on: context, cancellationToken: token) { _ in
+            mark()
+            return true
+        }
+    case "transform":
+        source.transform(
+            on: context,
+            cancellationToken: token,
+            success: {
+                mark()
+                return $0
+            },
+            failure: { $0 }
+        )
+    case "mapError":
+        source.mapError(on: context, cancellationToken: token) {
+            mark()
+            return $0
+        }
+    case "andThen": source.andThen(on: context, cancellationToken: token) { _ in mark() }
+    case "recover":
+        source.recover(on: context, cancellationToken: token) { _ in
+            mark()
+            return 0
+        }
+    case "recoverWith":
+        source.recoverWith(on: context, cancellationToken: token) { _ in
+            mark()
+            return Future(value: 0)
+        }
+    default: source.hop(to: context, cancellationToken: token)
+    }
+}

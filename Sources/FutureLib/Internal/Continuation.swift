@@ -102,6 +102,10 @@ final class CancellableCallback<Value: Sendable>: @unchecked Sendable {
         failDerived?()
         guard let removed = future.withState({ $0.remove(self) }) else { return }
         if failDerived == nil { future.cancelled(removed) }
+        // Released after the lock, also when unused above (a combinator's, or a ``Decision``'s):
+        // its closure's captures are user code, and a value no longer used may otherwise be
+        // released inside the lock in release builds.
+        withExtendedLifetime(removed) {}
     }
 }
 

@@ -159,6 +159,9 @@ extension Sequence {
     ///   waits, fails it with `CancellationError` at once.
     /// - Once it has completed, its continuations are removed from the inputs still pending: an
     ///   input that lives long (a shutdown future raced against each request) keeps nothing of it.
+    ///   Derive such an input once, not per call: a `map` of the shutdown future made for each
+    ///   request is a new pending future whose own continuation stays on the shutdown future
+    ///   until that completes.
     /// - An empty sequence fails with ``FutureError/noSuchElement``.
     ///
     /// - Parameter cancellationToken: Fails the result with `CancellationError` when cancelled first.

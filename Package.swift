@@ -25,8 +25,15 @@ let package = Package(
         .library(name: "FutureLibFoundation", targets: ["FutureLibFoundation"]),
     ],
     targets: [
-        .target(name: "Cancellation", swiftSettings: swiftSettings),
-        .target(name: "FutureLib", dependencies: ["Cancellation"], swiftSettings: swiftSettings),
+        // Locks, spin waits, processor and thread identity: what `Cancellation` and `FutureLib` are
+        // built from, not API (`package` access); not a product (as NIO's `NIOConcurrencyHelpers`).
+        .target(name: "ConcurrencyHelpers", swiftSettings: swiftSettings),
+        .target(name: "Cancellation", dependencies: ["ConcurrencyHelpers"], swiftSettings: swiftSettings),
+        .target(
+            name: "FutureLib",
+            dependencies: ["Cancellation", "ConcurrencyHelpers"],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "FutureLibFoundation", dependencies: ["FutureLib"], swiftSettings: swiftSettings),
         // An example library that takes tokens without knowing futures: `Cancellation` only.
         .target(name: "ChecksumExample", dependencies: ["Cancellation"], swiftSettings: swiftSettings),
@@ -40,25 +47,30 @@ let package = Package(
         // A loopback HTTP/1.1 server for the demo and the URLSession tests; not a product.
         .target(
             name: "HTTPFixture",
-            dependencies: ["Cancellation"],
+            dependencies: ["Cancellation", "ConcurrencyHelpers"],
             path: "Tests/HTTPFixture",
             swiftSettings: swiftSettings
         ),
         // Threads, barriers, lifetime probes and race runners shared by both test targets.
         .target(
             name: "TestSupport",
-            dependencies: ["Cancellation"],
+            dependencies: ["Cancellation", "ConcurrencyHelpers"],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CancellationTests",
-            dependencies: ["Cancellation", "TestSupport"],
+            dependencies: ["Cancellation", "ConcurrencyHelpers", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ConcurrencyHelpersTests",
+            dependencies: ["ConcurrencyHelpers", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FutureLibTests",
-            dependencies: ["FutureLib", "TestSupport"],
+            dependencies: ["FutureLib", "ConcurrencyHelpers", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,3 +1,5 @@
+import ConcurrencyHelpers
+
 /// A clock that moves only when told to: time-based code tested instantly and deterministically.
 ///
 /// Pass it as `clock:` to any API that waits for time, then move time forward with

@@ -1,3 +1,4 @@
+import ConcurrencyHelpers
 import Dispatch
 
 /// The real clock, and the default `clock:` of every API that waits for time.

@@ -1,3 +1,5 @@
+import ConcurrencyHelpers
+
 extension TimerClock {
     /// Suspends the calling task for `duration` on this clock; throws `CancellationError` at once
     /// when the task is cancelled.

@@ -1,3 +1,4 @@
+import ConcurrencyHelpers
 import Synchronization
 
 /// A context that runs at most ``maxConcurrency`` jobs at once on another context, and queues the rest.

@@ -1,3 +1,5 @@
+import ConcurrencyHelpers
+
 // Debug descriptions of futures, promises and streams: what `po future` or
 // `print(String(reflecting: future))` shows. Each reads the state once, under its lock: for
 // debugging and logs, not for hot paths.

@@ -1,3 +1,5 @@
+import ConcurrencyHelpers
+
 /// Process-wide, opt-in hooks for diagnostics in development: log what went wrong where nobody
 /// was looking.
 ///

@@ -1,4 +1,5 @@
 import Cancellation
+import ConcurrencyHelpers
 import Foundation
 import Synchronization
 import TestSupport

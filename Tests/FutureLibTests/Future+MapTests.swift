@@ -1,4 +1,5 @@
 import Cancellation
+import ConcurrencyHelpers
 import Dispatch
 import FutureLib
 import Synchronization

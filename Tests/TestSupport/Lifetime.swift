@@ -1,4 +1,5 @@
 import Cancellation
+import ConcurrencyHelpers
 import Synchronization
 
 /// Counts how many ``Tracked`` objects tied to it are deallocated: capture a `Tracked` in a

@@ -1,4 +1,5 @@
 import Cancellation
+import ConcurrencyHelpers
 package import Foundation  // package: `currentThreadID()` returns `pthread_t`
 import Synchronization
 

@@ -1,3 +1,5 @@
+import ConcurrencyHelpers
+
 /// One stripe of a striped request (``RegistrationStripes``): a list behind a spin lock of its own.
 ///
 /// What it buys (benchmark scenario 11-2, two threads registering and unregistering on one shared

@@ -1,4 +1,5 @@
 import Cancellation
+import ConcurrencyHelpers
 import Synchronization
 
 #if canImport(Glibc)

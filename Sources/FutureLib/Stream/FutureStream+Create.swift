@@ -1,3 +1,5 @@
+import ConcurrencyHelpers
+
 // Streams that hold a result from the start, or get it from work on a context: SimpleFutures'
 // `FutureStream(value:capacity:)`, `FutureStream(error:capacity:)` and `futureStream(context:) { … }`.
 //

@@ -1,3 +1,5 @@
+public import ConcurrencyHelpers  // public: inlinable code uses its lock
+
 /// Results that arrive many times: location updates, sensor readings, progress.
 ///
 /// A future completes once; a stream delivers any number of results (values or errors), in

@@ -1,3 +1,5 @@
+import ConcurrencyHelpers
+
 // The machinery behind the stream combinators: a derived stream fed by one subscriber of the source.
 
 extension FutureStream {

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+public import Glibc  // public: `spin(upTo:until:)` is inlinable into its users
 #elseif canImport(Musl)
-import Musl
+public import Musl
 #elseif canImport(Darwin)
-import Darwin
+public import Darwin
 #endif
 
 /// A bounded spin: polls `done` until it is true or `nanoseconds` have passed, reading the clock,
@@ -14,8 +14,8 @@ import Darwin
 /// waited for (Documentation/Internals.md, "The worker pool").
 ///
 /// - Returns: Whether `done` became true, and how long the spin took, in nanoseconds.
-@inline(__always)
-func spin(upTo nanoseconds: Int, until done: () -> Bool) -> (seen: Bool, elapsed: Int) {
+@inlinable
+package func spin(upTo nanoseconds: Int, until done: () -> Bool) -> (seen: Bool, elapsed: Int) {
     var start = timespec()
     clock_gettime(CLOCK_MONOTONIC, &start)
     while true {

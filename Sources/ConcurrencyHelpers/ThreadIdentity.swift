@@ -1,11 +1,11 @@
 #if canImport(Glibc)
-import Glibc
+public import Glibc  // public: `ThreadIdentity.current` is inlinable into its users
 #elseif canImport(Musl)
-import Musl
+public import Musl
 #elseif canImport(Darwin)
-import Darwin
+public import Darwin
 #elseif os(Windows)
-import WinSDK
+public import WinSDK
 #endif
 
 /// Which thread is calling: enough to tell "the thread that runs the handlers" from any other.
@@ -13,11 +13,18 @@ import WinSDK
 /// The cancelling thread is alive for as long as its identity is kept (during `cancel()`), so a
 /// later thread reusing the same identity can never be mistaken for it. One thread-local read,
 /// where a task-local frame cost an allocation and about a thousand instructions per `cancel()`.
-struct ThreadIdentity: Equatable {
+@usableFromInline
+package struct ThreadIdentity: Equatable, Sendable {
     /// The platform's identity of the thread.
-    let raw: UInt
+    @usableFromInline package let raw: UInt
 
-    static var current: ThreadIdentity {
+    @inlinable
+    package init(raw: UInt) {
+        self.raw = raw
+    }
+
+    @inlinable
+    package static var current: ThreadIdentity {
         #if os(Windows)
         ThreadIdentity(raw: UInt(GetCurrentThreadId()))
         #elseif canImport(Glibc)

@@ -10,11 +10,11 @@ import Darwin
 /// (`Synchronization.Mutex` has no condition variable). The shape of NIO's `ConditionLock`.
 // Sendable: the pthread mutex and condition are designed to be shared between threads; the
 // pointers themselves are immutable after `init` and freed only in `deinit`.
-final class ConditionLock: @unchecked Sendable {
+package final class ConditionLock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
-    init() {
+    package init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         condition = .allocate(capacity: 1)
@@ -30,28 +30,28 @@ final class ConditionLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func lock() {
+    package func lock() {
         pthread_mutex_lock(mutex)
     }
 
-    func unlock() {
+    package func unlock() {
         pthread_mutex_unlock(mutex)
     }
 
     /// Runs `body` with the mutex held. Never call user code from `body`.
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: () throws -> T) rethrows -> T {
         lock()
         defer { unlock() }
         return try body()
     }
 
     /// Wakes one thread sleeping in `wait`.
-    func signal() {
+    package func signal() {
         pthread_cond_signal(condition)
     }
 
     /// Sleeps until signalled or `seconds` passed; false on timeout. The mutex must be held.
-    func wait(seconds: Int) -> Bool {
+    package func wait(seconds: Int) -> Bool {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var deadline = now

@@ -4,15 +4,15 @@ import Synchronization
 /// task-cancellation handler) of which exactly one must win.
 ///
 /// The continuation is taken out under the lock and resumed after the lock is released.
-final class ResumeOnce: Sendable {
+package final class ResumeOnce: Sendable {
     private let continuation = Lock<CheckedContinuation<Void, Never>?>(nil)
     /// Set when `resume()` came before `install(_:)`.
     private let resumedEarly = Atomic<Bool>(false)
 
-    init() {}
+    package init() {}
 
     /// Stores the continuation, or resumes it at once if `resume()` already happened.
-    func install(_ newContinuation: CheckedContinuation<Void, Never>) {
+    package func install(_ newContinuation: CheckedContinuation<Void, Never>) {
         let resumeNow = continuation.withLock { stored -> Bool in
             if resumedEarly.load(ordering: .relaxed) { return true }  // read under the lock: ordered with `resume`
             stored = newContinuation
@@ -22,7 +22,7 @@ final class ResumeOnce: Sendable {
     }
 
     /// Resumes the stored continuation once; later calls do nothing.
-    func resume() {
+    package func resume() {
         let taken = continuation.withLock { stored in
             resumedEarly.store(true, ordering: .relaxed)
             defer { stored = nil }

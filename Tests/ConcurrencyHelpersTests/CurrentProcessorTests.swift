@@ -1,4 +1,4 @@
-import Cancellation
+import ConcurrencyHelpers
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// The processor count FutureLib sizes its worker pool and registration stripes by
-/// (`Internal/CurrentProcessor.swift`): the processors online, capped by the affinity mask and the
+/// (`ConcurrencyHelpers/CurrentProcessor.swift`): the processors online, capped by the affinity mask and the
 /// cgroup's CPU quota (a container's limit).
 @Suite(.timeLimit(.minutes(1)))
 struct CurrentProcessorTests {

@@ -19,7 +19,7 @@ package enum CurrentProcessor {
     /// function), looked up once. Since glibc 2.35 it reads the number that the kernel keeps in
     /// the thread's `rseq` area: about 1 ns, no system call (measured here: 10.8 → 11.6 ns per
     /// lock/unlock pair with it). nil elsewhere, or when the C library lacks it.
-    static let schedGetCPU: (@convention(c) () -> Int32)? = {
+    package static let schedGetCPU: (@convention(c) () -> Int32)? = {
         #if canImport(Glibc)
         guard let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "sched_getcpu") else { return nil }
         return unsafeBitCast(symbol, to: (@convention(c) () -> Int32).self)
@@ -132,8 +132,8 @@ package enum CurrentProcessor {
     /// The calling thread's processor number (from `schedGetCPU`, passed in so that the caller reads
     /// the global once), or where there is none a hash of the thread's identity: any number, the
     /// caller masks it.
-    @inline(__always)
-    static func index(using schedGetCPU: (@convention(c) () -> Int32)?) -> UInt {
+    @inlinable
+    package static func index(using schedGetCPU: (@convention(c) () -> Int32)?) -> UInt {
         if let schedGetCPU { return UInt(truncatingIfNeeded: schedGetCPU()) }
         // A multiplicative hash: thread identities are aligned addresses; the top bits are the well mixed ones.
         return UInt(truncatingIfNeeded: (UInt64(ThreadIdentity.current.raw) &* 0x9E37_79B9_7F4A_7C15) >> 32)

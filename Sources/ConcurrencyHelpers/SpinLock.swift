@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization  // public: `SpinLock` is inlinable into its users
 
 /// A one-byte test-and-test-and-set lock, for ``RegistrationStripes``' per-processor locks only;
 /// everything else uses ``Lock``.
@@ -22,29 +22,36 @@ import Synchronization
 /// instead of a waiter burning a core; after many yields it sleeps a little, and a real-time
 /// waiter sleeps at once, since its yield gives the processor only to threads of its own priority,
 /// never to a holder of a lower one (``SpinWait``).
-struct SpinLock: ~Copyable {
+@usableFromInline
+package struct SpinLock: ~Copyable {
     /// Whether a thread holds the lock.
-    private let isLocked = Atomic<Bool>(false)
+    @usableFromInline let isLocked = Atomic<Bool>(false)
+
+    @inlinable
+    package init() {}
 
     /// Takes the lock, waiting while another thread holds it.
-    @inline(__always)
-    borrowing func lock() {
+    @inlinable
+    package borrowing func lock() {
         // Acquiring: the previous holder's section (before its releasing store) happens before ours.
         if !isLocked.exchange(true, ordering: .acquiring) { return }
         lockContended()
     }
 
     /// Releases the lock; the caller holds it.
-    @inline(__always)
-    borrowing func unlock() {
+    @inlinable
+    package borrowing func unlock() {
         isLocked.store(false, ordering: .releasing)  // our section happens before the next holder's
     }
 
     /// The waiting loop, out of line: reads (which keep the line shared) until the lock looks free,
     /// and only then tries the exchange (which takes the line exclusively). Spins, yields and
     /// sleeps as ``SpinWait`` says.
-    @inline(never)
-    private borrowing func lockContended() {
+    @usableFromInline @inline(never)
+    borrowing func lockContended() {
         SpinWait.wait { !isLocked.load(ordering: .relaxed) && !isLocked.exchange(true, ordering: .acquiring) }
     }
 }
+
+extension SpinLock: @unchecked Sendable {}
+// Sendable: an atomic, made to be shared between threads.

@@ -1,4 +1,4 @@
-import Cancellation
+import ConcurrencyHelpers
 import Dispatch
 import TestSupport
 import Testing
@@ -10,7 +10,7 @@ import Darwin
 #endif
 
 /// How a waiter for a spin lock (a future's `RawLock`, a stripe's `SpinLock`) spends its attempts
-/// (`Internal/SpinWait.swift`). Asserted on the policy, not on time.
+/// (`ConcurrencyHelpers/SpinWait.swift`). Asserted on the policy, not on time.
 @Suite(.timeLimit(.minutes(1)))
 struct SpinWaitTests {
     @Test func `a waiter spins, then yields its processor, then sleeps`() {

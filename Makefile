@@ -21,15 +21,24 @@ test: ## Build, compile every ```swift block of the docs, check the public API, 
 	$(MAKE) --no-print-directory api-check
 	$(SWIFT) test $(TEST_FLAGS)
 
-# The test targets see `package` symbols; a client does not. Type-checking the DESIGN.md shape
-# files alone, without -package-name, proves they compile against the public interface.
+# The test targets see `package` symbols; a client does not. Type-checking the contract's shape
+# files (Documentation/Guarantees.md) alone, without -package-name, proves they compile against the public interface.
 API_CHECK_FILES = Tests/CancellationTests/CancellationShapesTests.swift Tests/FutureLibTests/FutureShapesTests.swift \
 	Tests/FutureLibTests/Swift6ShapesTests.swift
-api-check: ## Type-check DESIGN.md's shape tests as a client package would: public symbols only (after a debug build)
+api-check: ## Type-check the contract's shape tests (Guarantees.md) as a client package would: public symbols only (after a debug build)
 	for file in $(API_CHECK_FILES); do \
 		$(SWIFTC) -typecheck -swift-version 6 -warnings-as-errors -I .build/debug/Modules $$file || exit 1; \
 	done
 	@echo "api-check: $(words $(API_CHECK_FILES)) files type-check against the public interface"
+	@# The layers (Guarantees.md): Cancellation and the helpers it is built from import only the standard
+	@# library, Synchronization, Dispatch and the C library; FutureLib no Foundation; the root package no package.
+	@if grep -rhE --include='*.swift' '^(@_exported )?(public |package )?import ' Sources/Cancellation Sources/ConcurrencyHelpers \
+		| grep -vE 'import (ConcurrencyHelpers|Synchronization|Dispatch|Glibc|Musl|Darwin|WinSDK)( |$$)'; then \
+		echo "api-check: Cancellation imports only the standard library, Synchronization and Dispatch"; exit 1; fi
+	@if grep -rlE --include='*.swift' '^(@_exported )?(public |package )?import Foundation' Sources/FutureLib; then \
+		echo "api-check: FutureLib imports no Foundation"; exit 1; fi
+	@if grep -qE '^    dependencies:' Package.swift; then echo "api-check: the root package has no package dependencies"; exit 1; fi
+	@echo "api-check: the layers import what Guarantees.md allows"
 
 test-wide: ## The test suite again (after `make test`) as on an 8-processor machine: an LD_PRELOAD shim raises the processor count every part of the process sees (Linux)
 	mkdir -p .build/wide-machine

@@ -1030,7 +1030,7 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
         "that starts it (`Task.immediate` in a pool job), so its memory is allocated and freed on one thread, and "
         "the caller only queues a closure; like `Task.detached` it inherits no task-locals (Futures.md says how to "
         "keep them). (9) one `Future { async }` at a time, awaited, against one `Task { }`: the future's task runs "
-        "on the library's own threads (DESIGN.md: nothing the library runs may need a free cooperative thread), so "
+        "on the library's own threads (Guarantees.md: nothing the library runs may need a free cooperative thread), so "
         "each await is two hand-offs between threads (there and back), while a `Task { }` awaited from a task on "
         "the cooperative pool often runs without one; a pool thread that runs dry spins up to 20 µs before it "
         "sleeps, which catches the next job of a steady stream. (9-flatMap … 9-traverse) the async-closure forms "

@@ -2,7 +2,7 @@ import Cancellation
 import Synchronization
 import Testing
 
-// The Cancellation block of DESIGN.md, call by call, exactly as written there, with `import
+// The Cancellation API of the contract (Documentation/Guarantees.md), call by call, with `import
 // Cancellation` alone (a library that only wants tokens). This file compiling with warnings as
 // errors is the test of names, labels, result types and conformances: an unused result of
 // `onCancel` or `unregister()` would warn without `@discardableResult`, and the `withCancellation`
@@ -24,7 +24,7 @@ private final class Runs: Sendable {
 
 @Suite(.timeLimit(.minutes(3)))
 struct CancellationShapesTests {
-    @Test func `the request, token and registration calls of DESIGN.md compile as written`() {
+    @Test func `the request, token and registration calls compile as the contract writes them`() {
         requireSendable(CancellationRequest.self)
         requireSendableHashable(CancellationToken.self)
         requireSendableHashable(CancellationRegistration.self)
@@ -66,7 +66,7 @@ struct CancellationShapesTests {
         withExtendedLifetime(delayed) {}
     }
 
-    @Test func `the async and structured-concurrency calls of DESIGN.md compile as written`() async {
+    @Test func `the async and structured-concurrency calls compile as the contract writes them`() async {
         let request = CancellationRequest()
         request.cancel()
         await request.token.wait()  // suspends until cancelled (it is)

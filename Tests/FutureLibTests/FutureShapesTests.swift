@@ -3,9 +3,9 @@ import FutureLib
 import Synchronization
 import Testing
 
-// The FutureLib block of DESIGN.md, call by call, exactly as written there (Swift6ShapesTests has
-// the "Swift 6 isolation, async closures and time" block, CancellationShapesTests the Cancellation
-// one). This file compiling with warnings as errors is the test of names, labels, defaults, result
+// The FutureLib API of the contract (Documentation/Guarantees.md), call by call (Swift6ShapesTests
+// has the Swift 6 isolation, async-closure and time shapes, CancellationShapesTests the Cancellation
+// API). This file compiling with warnings as errors is the test of names, labels, defaults, result
 // types and conformances: every combinator is called with `on:` and `cancellationToken:` and with
 // neither. It uses no `package` symbol (no TestSupport), so it also type-checks against the public
 // interface alone. The semantics are tested in the suites named in Documentation/Guarantees.md.
@@ -16,7 +16,7 @@ private func requireEquatableError<E: Error & Equatable>(_: E.Type) {}
 /// Compiles only because `ExecutionContext` refines `Sendable`.
 private func asSendable(_ context: some ExecutionContext) -> any Sendable { context }
 
-/// A user-written context: the protocol's one requirement, as DESIGN.md writes it.
+/// A user-written context: the protocol's one requirement, `execute(_:)`.
 private struct InlineContext: ExecutionContext {
     func execute(_ work: @escaping @Sendable () -> Void) { work() }
 }
@@ -25,7 +25,7 @@ private struct ShapeError: Error {}
 
 @Suite(.timeLimit(.minutes(3)))
 struct FutureShapesTests {
-    @Test func `the contexts, errors and future initializers of DESIGN.md compile as written`() async throws {
+    @Test func `the contexts, errors and future initializers compile as the contract writes them`() async throws {
         requireEquatableError(FutureError.self)
         let errors: [FutureError] = [.noSuchElement, .timeout, .brokenPromise]
         #expect(errors.count == 3)
@@ -55,7 +55,7 @@ struct FutureShapesTests {
         #expect(try await value.value(timeout: .seconds(60)) == 1)
     }
 
-    @Test func `the blocking calls of DESIGN.md compile as written`() throws {
+    @Test func `the blocking calls compile as the contract writes them`() throws {
         let future = Future(value: 5)  // completed: nothing here blocks
         let value: Int = try future.value()
         let bounded: Int = try future.value(timeout: .seconds(60))
@@ -63,7 +63,7 @@ struct FutureShapesTests {
         #expect(value == 5 && bounded == 5 && done)
     }
 
-    @Test func `the continuations and combinators of DESIGN.md take on: and cancellationToken: as written`()
+    @Test func `the continuations and combinators take on: and cancellationToken: as the contract writes them`()
         async throws
     {
         let token = CancellationRequest().token
@@ -118,7 +118,7 @@ struct FutureShapesTests {
         #expect(seen.load(ordering: .relaxed) == 2)  // onComplete and onSuccess; not onFailure
     }
 
-    @Test func `the promise and sequence calls of DESIGN.md compile as written`() async throws {
+    @Test func `the promise and sequence calls compile as the contract writes them`() async throws {
         let promise = Promise<Int>()
         let future: Future<Int> = promise.future
         promise.fulfill(1)

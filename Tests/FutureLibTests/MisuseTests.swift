@@ -2,7 +2,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-/// "Inputs that are not valid" (DESIGN.md): ordinary misuse is a defined no-op, never a trap, a
+/// "Inputs that are not valid" (Documentation/Guarantees.md): ordinary misuse is a defined no-op, never a trap, a
 /// hang or a second run; a programming error without a meaning stops with a precondition
 /// failure that names the argument. Misuse already covered elsewhere (resolving twice,
 /// unregistering twice, cancelling twice, handlers that register/unregister/cancel) is listed in

@@ -110,7 +110,7 @@ import Testing
         checkQueuedBehindCompleter(references: 4) { Large(a: $0.make(), b: $0.make(), c: $0.make(), d: $0.make()) }
     }
 
-    /// DESIGN.md's million-deep chain with a value that the futures must release: each of the
+    /// The contract's million-deep chain (Documentation/Guarantees.md) with a value that the futures must release: each of the
     /// million futures holds it, inline or in a box, and destroys its copy in its `deinit`.
     func chainOfAMillion<Value: Sendable>(_ value: Value) async -> Value? {
         await onHeavyThread { () -> Value? in

@@ -2,8 +2,9 @@ import FutureLib
 import Synchronization
 import Testing
 
-// The shapes of DESIGN.md ("Swift 6 isolation, async closures and time"), exactly as written
-// there, with every async-closure form and every API that takes `clock:`. This file compiling in
+// The contract's Swift 6 isolation, async-closure and time shapes (Documentation/Guarantees.md,
+// "Swift 6 isolation and async closures"), exactly as written there, with every async-closure form
+// and every API that takes `clock:`. This file compiling in
 // Swift 6 language mode, with no `MainActor.assumeIsolated`, no `@unchecked` and no
 // `nonisolated(unsafe)`, is the test; the runtime tests below also run them.
 
@@ -56,7 +57,7 @@ func asyncClosureShapes(of user: Future<User>, cancellationToken token: Cancella
 
 /// "Every API that waits for time (cancelAfter, cancel(after:), Future(value:after:), timeout(after:),
 /// withTimeout, retry's backoff) takes `clock:`", here a `ManualClock`.
-/// (DESIGN.md's `Promise<Int>().future.timeout(…)` drops its promise, whose future then fails at once
+/// (A bare `Promise<Int>().future.timeout(…)` drops its promise, whose future then fails at once
 /// with `brokenPromise`; here the promise is kept, so that only the clock can end the wait.)
 func clockShapes(_ clock: ManualClock, pending: Promise<Int>) -> (request: CancellationRequest, futures: [Future<Int>])
 {
@@ -96,7 +97,7 @@ struct Swift6ShapesTests {
         }
     }
 
-    @Test func `the time shapes take clock: and move only with the manual clock, as DESIGN.md writes them`()
+    @Test func `the time shapes take clock: and move only with the manual clock, as the contract writes them`()
         async throws
     {
         requireSendable(ManualClock.self)

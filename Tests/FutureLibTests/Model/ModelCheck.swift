@@ -5,7 +5,7 @@ import TestSupport
 /// The reference model: from the operation list alone (and what `unregister()`/`tryFulfill`
 /// returned, which only the run can tell), what must have happened.
 ///
-/// Rules, from DESIGN.md:
+/// Rules, from Documentation/Guarantees.md:
 /// - A request is cancelled iff some operation cancelled it (now or after a delay) or it is
 ///   linked to one that is cancelled.
 /// - A handler runs at most once; never if an `unregister()` of it returned true; exactly once

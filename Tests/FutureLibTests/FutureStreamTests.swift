@@ -317,34 +317,7 @@ struct FutureStreamTests {
         let recorder = StreamRecorder<Int>().record(merged.stream)
         #expect(recorder.values == [0, 1, 10])
     }
-
-    @Test func `the earlier names success, failure and completeWith still work`() async {
-        let promise = StreamPromise<Int>(capacity: 10)
-        let earlier: some EarlierStreamPromiseNames<Int> = promise
-        let source = StreamPromise<Int>(capacity: 1)
-        earlier.success(1)
-        earlier.failure(TestFailure(code: 2))
-        earlier.completeWith(cancellationToken: .none, future: Future(value: 3))
-        earlier.completeWith(cancellationToken: .none, stream: source.stream)
-        source.fulfill(4)
-        promise.finish()
-        let recorder = StreamRecorder<Int>().record(promise.stream)
-        #expect(recorder.entries.count == 4)
-        #expect(recorder.values == [1, 3, 4])
-    }
 }
-
-/// `StreamPromise`'s deprecated names, called through a protocol so that the test that they still
-/// work compiles without deprecation warnings (warnings are errors here).
-protocol EarlierStreamPromiseNames<Value> {
-    associatedtype Value: Sendable
-    func success(_ value: Value)
-    func failure(_ error: any Error)
-    func completeWith(cancellationToken: CancellationToken, future: Future<Value>)
-    func completeWith(cancellationToken: CancellationToken, stream other: FutureStream<Value>)
-}
-
-extension StreamPromise: EarlierStreamPromiseNames {}
 
 /// Keeps the optimizer from dropping a computation.
 @inline(never)

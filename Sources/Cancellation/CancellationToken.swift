@@ -55,6 +55,33 @@ public struct CancellationToken: Sendable, Hashable {
         core?.isCancellationRequested ?? false
     }
 
+    /// Why cancellation was requested: nil until it is, then the reason of the cancellation that won.
+    ///
+    /// ``CancellationRequest/cancel()`` gives `CancellationError()`, a timer
+    /// ``DeadlineExceededError``, ``CancellationRequest/cancel(reason:)`` its reason; a linked
+    /// request takes the reason of its source that was cancelled first (for
+    /// ``CancellationRequest/init(linkedToAll:)``, the last). A server handler answers from it:
+    ///
+    /// ```swift
+    /// struct ClientDisconnected: Error {}
+    ///
+    /// func status(after error: any Error, cancellationToken: CancellationToken) -> Int {
+    ///     guard error is CancellationError else { return 500 }
+    ///     switch cancellationToken.cancellationReason {
+    ///     case is ClientDisconnected: return 499
+    ///     case is DeadlineExceededError: return 504
+    ///     default: return 503  // shutting down
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// It never changes once set, and every reader sees the same reason. Work that the token
+    /// cancels still throws `CancellationError` (``checkCancellation()``, futures, streams): the
+    /// reason is read here. Reading it takes the request's lock.
+    public var cancellationReason: (any Error)? {
+        core?.cancellationReason
+    }
+
     /// Whether this token is, or may still become, cancelled.
     ///
     /// `false` for ``none`` and for a token whose request can no longer be cancelled (deallocated

@@ -61,6 +61,18 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         flags.load(ordering: .acquiring) & Self.requestedBit != 0
     }
 
+    /// The reason of the cancellation that won, once requested: stored in the critical section
+    /// that requested it, so every reader sees the same one. Nil until then.
+    var cancellationReason: (any Error)? {
+        guard isCancellationRequested else { return nil }
+        return storedReason ?? CancellationError()
+    }
+
+    /// The reason stored by the cancellation that won; nil for `CancellationError()` or until then.
+    var storedReason: (any Error)? {
+        state.withLock { $0.reason }
+    }
+
     var canBeCancelled: Bool {
         !abandoned.load(ordering: .relaxed)  // a hint only; racing deallocation is allowed either way
     }
@@ -249,12 +261,13 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
 
     // MARK: - Cancellation
 
-    /// Requests cancellation: runs every stored handler once, newest first, on this thread,
-    /// taking the lock once per handler and never holding it while a handler runs.
-    func cancel() {
+    /// Requests cancellation with `reason` (nil: `CancellationError()`): runs every stored handler
+    /// once, newest first, on this thread, taking the lock once per handler and never holding it
+    /// while a handler runs. Only the first call has an effect, its reason included.
+    func cancel(reason: (any Error)? = nil) {
         let thread = ThreadIdentity.current
         let action = state.withLock { state -> CancellationState.CancelAction in
-            let action = state.cancel(on: thread)
+            let action = state.cancel(on: thread, reason: reason)
             if case .none = action {
             } else {
                 // Releasing: pairs with the acquiring load in `isCancellationRequested`.
@@ -346,7 +359,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         if let remains { release(remains) }
     }
 
-    /// No source holds this linked request's link any more (see ``Link``).
+    /// No source can cancel this linked request any more (see ``Link`` and ``AllOfArrival``).
     fileprivate func linkReleased() {
         guard !isCancellationRequested else { return }  // cancelling removes the links: the common case
         let remains = state.withLock { state in
@@ -384,9 +397,15 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         links.reserveCapacity(sources.count)
         for source in sources where source.canBeCancelled {
             if isCancellationRequested { break }
-            links.append(source.onCancel { link.fire() })
+            links.append(Self.onCancel(of: source) { link.fire(reason: $0) })
         }
-        // Cancelled meanwhile (an already cancelled source): remove the links stored so far.
+        install(links: links)
+        // Our reference to `link` ends here: if no source stored it, it reports `linkReleased()` now.
+    }
+
+    /// Keeps `links`, this request's handlers on its sources, to remove them when it is cancelled
+    /// or released; removes them at once when it was cancelled meanwhile (by an already cancelled source).
+    private func install(links: [CancellationRegistration]) {
         let (removed, unpinned) = state.withLock { state in
             let removed = state.install(links: links)
             return (removed, state.hasAttachments ? pinStripes() : [])
@@ -395,7 +414,39 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         if let removed {
             for link in removed { link.unregister() }
         }
-        // Our reference to `link` ends here: if no source stored it, it reports `linkReleased()` now.
+    }
+
+    /// Links this request to `sources` so that it is cancelled once every one of them is, with the
+    /// reason of the last. With a source that can never be cancelled (``CancellationToken/none``,
+    /// or one whose request can no longer be), or none at all, it stores nothing: it never will be.
+    ///
+    /// Each source holds one ``AllOfArrival``; they share one ``AllOfLink``, which reaches this core
+    /// weakly, as ``Link`` does. A source that lets go of its arrival without having been cancelled
+    /// can never complete the set: the request is told that no source can cancel it any more.
+    func link(toAll sources: [CancellationToken]) {
+        guard !sources.isEmpty, sources.allSatisfy(\.canBeCancelled) else { return }
+        let link = AllOfLink(self, count: sources.count)
+        var links: [CancellationRegistration] = []
+        links.reserveCapacity(sources.count)
+        for source in sources {
+            if isCancellationRequested { break }
+            let arrival = AllOfArrival(link)
+            links.append(Self.onCancel(of: source) { arrival.arrive(reason: $0) })
+        }
+        install(links: links)
+    }
+
+    /// Registers `handler` on `source`, which is given the source's reason (nil: `CancellationError()`).
+    ///
+    /// The handler reaches the source's core unowned: it runs only inside that core's `cancel` or
+    /// `register` (a token of it is cancelled already), while the core is alive, and a strong
+    /// reference would keep the core alive through its own handler list.
+    private static func onCancel(
+        of source: CancellationToken,
+        _ handler: @escaping @Sendable ((any Error)?) -> Void
+    ) -> CancellationRegistration {
+        guard let core = source.core else { return .inert }
+        return core.register { [unowned(unsafe) core] in handler(core.storedReason) }
     }
 
     /// The request has a timer or links now, which can cancel it after the request object is gone,
@@ -421,7 +472,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         case .reschedule(let timer):
             timer.reschedule(after: delay)
         case .create(let clock):
-            let timer = clock.makeTimer(after: delay) { [weak self] in self?.cancel() }
+            let timer = clock.makeTimer(after: delay) { [weak self] in self?.cancel(reason: DeadlineExceededError()) }
             let (stale, unpinned) = state.withLock { state in
                 let stale = state.install(timer, on: clock)
                 return (stale, state.hasAttachments ? pinStripes() : [])
@@ -493,11 +544,57 @@ private final class Link: Sendable {
         self.core = core
     }
 
-    func fire() {
-        core?.cancel()
+    func fire(reason: (any Error)?) {
+        core?.cancel(reason: reason)
     }
 
     deinit {
         core?.linkReleased()
+    }
+}
+
+/// The link of a request cancelled once all of its sources are (``CancellationCore/link(toAll:)``):
+/// counts the sources still to be cancelled, and cancels the request, reaching its core weakly,
+/// when the last one is, with that one's reason.
+private final class AllOfLink: Sendable {
+    private weak let core: CancellationCore?
+    private let remaining: Atomic<Int>
+
+    init(_ core: CancellationCore, count: Int) {
+        self.core = core
+        remaining = Atomic(count)
+    }
+
+    /// One source was cancelled (each arrives at most once): the last to arrive cancels the request.
+    func arrive(reason: (any Error)?) {
+        // Acquiring and releasing: the last arrival happens after every other source's cancellation.
+        guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+        core?.cancel(reason: reason)
+    }
+
+    /// A source let go of its arrival without being cancelled: the set can never be complete.
+    func lost() {
+        core?.linkReleased()
+    }
+}
+
+/// What one source of an all-of request holds: arrives once when the source is cancelled; released
+/// without having arrived (the source can no longer be cancelled, or the request let go of its
+/// links), it tells the link that the set can never be complete.
+private final class AllOfArrival: Sendable {
+    private let link: AllOfLink
+    private let arrived = Atomic<Bool>(false)
+
+    init(_ link: AllOfLink) {
+        self.link = link
+    }
+
+    func arrive(reason: (any Error)?) {
+        arrived.store(true, ordering: .relaxed)  // read by `deinit`, after the handler's release
+        link.arrive(reason: reason)
+    }
+
+    deinit {
+        if !arrived.load(ordering: .relaxed) { link.lost() }
     }
 }

@@ -6,7 +6,7 @@ SWIFTC ?= swiftc
 SHIM_CC ?= $(shell command -v cc || command -v clang)
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: help build test api-check test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-report bench-callgrind clean \
+.PHONY: help build test api-check test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-thresholds bench-thresholds-update bench-report bench-callgrind clean \
 	integrations-test demo-server
 
 help: ## List the targets
@@ -87,8 +87,14 @@ soak-ci: ## The soak, bounded for CI (200,000 requests, a few seconds; again wit
 	$(SWIFT) run -c release Soak 200000
 	$(SWIFT) run -c release Soak 200000 --striped
 
-bench: ## Run the ordo-one/benchmark harness (measures nothing on Linux with Swift 6.3: ordo-one/benchmark#349)
+bench: ## Run the ordo-one/benchmark harness: every benchmark's malloc counts, throughput and wall-clock percentiles (about 3.5 minutes after the build)
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
+
+bench-thresholds: ## The allocation gate (CI): mallocs per operation of the hot paths (release) against Benchmarks/Thresholds/allocations.json; one more allocation fails
+	cd Benchmarks && $(SWIFT) run -c release $(TEST_FLAGS) AllocationCheck
+
+bench-thresholds-update: ## Measure the hot paths' mallocs per operation again and rewrite Benchmarks/Thresholds/allocations.json (commit it with the reason)
+	cd Benchmarks && $(SWIFT) run -c release $(TEST_FLAGS) AllocationCheck --update
 
 bench-report: ## RoundsDriver ratios + callgrind + mallinfo -> Documentation/Performance.md (BENCH_REPORT_FLAGS=--quick)
 	SWIFT=$(SWIFT) python3 Scripts/bench-report.py $(BENCH_REPORT_FLAGS)

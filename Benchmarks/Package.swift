@@ -66,13 +66,26 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 "MallocCounter",
+                "MallocInfo",
             ],
             path: "Rounds/RoundsDriver"
         ),
-        // The driver's malloc counts per operation: its executable interposes `malloc` and friends (glibc only).
+        // CI's allocation gate (`make bench-thresholds`): mallocs per operation of the hot paths against the committed
+        // Thresholds/allocations.json. It needs neither NIO nor the harness, so CI builds only the root package for it.
+        .executableTarget(
+            name: "AllocationCheck",
+            dependencies: [
+                .product(name: "Cancellation", package: "FutureLib"),
+                .product(name: "FutureLib", package: "FutureLib"),
+                "MallocCounter",
+            ],
+            path: "Allocations/AllocationCheck"
+        ),
+        // The drivers' malloc counts per operation: an executable that links it interposes `malloc` and friends (glibc
+        // only).
         .target(name: "MallocCounter", path: "Rounds/MallocCounter"),
         // Not a benchmark: scenario 9 (async closures) timed by a plain release driver, medians over alternating
-        // rounds, wall-clock or process CPU time (the harness's runner needs swift-runtime-interposer on Linux 6.3).
+        // rounds, wall-clock or process CPU time (the harness cannot alternate two implementations).
         .executableTarget(
             name: "AsyncTimingDriver",
             dependencies: [.product(name: "FutureLib", package: "FutureLib")],

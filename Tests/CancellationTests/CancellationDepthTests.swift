@@ -108,7 +108,7 @@ struct CancellationDepthTests {
         #expect(order.value == ["outer starts", "outer returns", "first inner", "second inner"])
     }
 
-    @Test func `a request linked to a linked request is cancelled after the first one's handlers returned`() {
+    @Test func `a request linked to a request cancelled through a link is cancelled after that one's handlers returned`() {
         let root = CancellationRequest()
         let seen = Locked<[String]>([])
         root.token.onCancel { seen.withLock { $0.append("root, older than the link") } }

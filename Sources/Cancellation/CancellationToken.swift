@@ -108,7 +108,9 @@ public struct CancellationToken: Sendable, Hashable {
     /// - The handler runs exactly once, synchronously on the thread that calls
     ///   ``CancellationRequest/cancel()`` (or the timer's thread), newest registration first.
     /// - On a token that is already cancelled, the handler runs at once on this thread, before
-    ///   `onCancel` returns.
+    ///   `onCancel` returns. Called from inside a handler that itself ran that way (or that a
+    ///   linked request's cancellation ran), it runs right after that handler returned, so that
+    ///   handlers registering handlers run in constant stack at any depth.
     /// - On ``none``, or a token whose request can no longer be cancelled, nothing is
     ///   stored and nothing runs.
     /// - The handler is released as soon as it ran, was unregistered, or its request can no longer

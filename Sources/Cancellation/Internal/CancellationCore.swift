@@ -113,8 +113,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         case .stored(let key):
             return CancellationRegistration(owner: self, key: key)
         case .runNow:
-            handler()
-            return .inert
+            return Self.runNow(handler)
         case .drop:
             return .inert
         }
@@ -123,11 +122,17 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     /// `register` when cancellation was requested (run the handler now) or the request has stripes.
     @inline(never)
     private func register(_ handler: @escaping Handler, flags: UInt) -> CancellationRegistration {
-        if flags & Self.requestedBit != 0 {
-            handler()
-            return .inert
-        }
+        if flags & Self.requestedBit != 0 { return Self.runNow(handler) }
         return registerInStripe(handler, stripes: Self.stripes(in: flags).unsafelyUnwrapped)
+    }
+
+    /// Runs a handler registered on a request whose cancellation was requested: at once, on this
+    /// thread, through the ``Trampoline``, so that a handler that registers another, which registers
+    /// another…, runs in constant stack (each after the one that registered it returned).
+    @inline(never)
+    private static func runNow(_ handler: @escaping Handler) -> CancellationRegistration {
+        Trampoline.run(handler)
+        return .inert
     }
 
     /// `register` once the lock was found taken: waits for it, counts the contention, and past the
@@ -139,8 +144,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         case .registered(.stored(let key)):
             return CancellationRegistration(owner: self, key: key)
         case .registered(.runNow):
-            handler()
-            return .inert
+            return Self.runNow(handler)
         case .registered(.drop):
             return .inert
         case .stripe:
@@ -205,8 +209,8 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
 
     /// A stripe was closed: the request was cancelled (marked before its stripes were closed: run
     /// the handler now, on this thread) or can no longer be cancelled (drop it).
-    private func closedStripe(_ handler: Handler) -> CancellationRegistration {
-        if isCancellationRequested { handler() }
+    private func closedStripe(_ handler: @escaping Handler) -> CancellationRegistration {
+        if isCancellationRequested { return Self.runNow(handler) }
         return .inert
     }
 
@@ -356,7 +360,9 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
             if remains != nil { abandoned.store(true, ordering: .relaxed) }
             return remains
         }
-        if let remains { release(remains) }
+        // Consumed, not bound: a copy left here would release the handlers after `release` returned,
+        // outside the trampoline, and a chain of released requests would nest again.
+        if remains != nil { release(consume remains) }
     }
 
     /// No source can cancel this linked request any more (see ``Link`` and ``AllOfArrival``).
@@ -367,20 +373,25 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
             if remains != nil { abandoned.store(true, ordering: .relaxed) }
             return remains
         }
-        if let remains { release(remains) }
+        // Consumed, not bound: a copy left here would release the handlers after `release` returned,
+        // outside the trampoline, and a chain of released requests would nest again.
+        if remains != nil { release(consume remains) }
     }
 
     /// Stops the timer, removes the links and releases the handlers (dropping `remains`), outside any lock.
-    private func release(_ remains: consuming CancellationState.Remains) {
-        remains.attachments?.detach()
+    ///
+    /// Through the ``Trampoline``: what is released may be the last hold on other requests (a linked
+    /// request's registration on its source, a source's handler that links a request), whose own
+    /// release would nest inside this one; a chain of any depth is released in constant stack.
+    private func release(_ remains: consuming CancellationState.Remains?) {
         // Stripes are installed only while the request is active, under the lock that took `remains`:
-        // if it has any, their address is seen here. Their handlers are released here, outside every lock.
-        // Kept to here, not discarded: a discarded result may be released inside the stripe's lock,
-        // and a handler's `deinit` may drop a registration, whose owner takes that lock.
-        if let stripes = cachedStripes {
-            let lists = stripes._withUnsafeGuaranteedRef { $0.closeAndTake() }
-            withExtendedLifetime(lists) {}
-        }
+        // if it has any, their address is seen here. Their lists are taken now, while this core is
+        // alive (it may be in its `deinit`), and their handlers released with the rest.
+        let lists = cachedStripes?._withUnsafeGuaranteedRef { $0.closeAndTake() }
+        guard remains?.attachments != nil || remains?.handlers.isEmpty == false || lists != nil else { return }
+        // Both consumed: the only references left are the trampoline's, which releases them.
+        let taken = ReleasedRemains(remains: consume remains, lists: consume lists)
+        Trampoline.run { taken.release() }
     }
 
     // MARK: - Links
@@ -497,10 +508,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     /// `register` into stripe `index` (modulo their count) of a request with stripes, whichever
     /// processor this thread runs on: for tests of the order across stripes.
     func register(_ handler: @escaping Handler, inStripe index: Int) -> CancellationRegistration {
-        if isCancellationRequested {
-            handler()
-            return .inert
-        }
+        if isCancellationRequested { return Self.runNow(handler) }
         guard let stripes = cachedStripes?.takeUnretainedValue() else {
             preconditionFailure("the request has no stripes")
         }
@@ -544,8 +552,11 @@ private final class Link: Sendable {
         self.core = core
     }
 
+    /// Cancels the request, through the ``Trampoline``: a request linked to a request linked to…
+    /// is cancelled in constant stack, each after the previous one's handlers returned.
     func fire(reason: (any Error)?) {
-        core?.cancel(reason: reason)
+        guard let core else { return }
+        Trampoline.run { core.cancel(reason: reason) }
     }
 
     deinit {
@@ -568,8 +579,8 @@ private final class AllOfLink: Sendable {
     /// One source was cancelled (each arrives at most once): the last to arrive cancels the request.
     func arrive(reason: (any Error)?) {
         // Acquiring and releasing: the last arrival happens after every other source's cancellation.
-        guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
-        core?.cancel(reason: reason)
+        guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0, let core else { return }
+        Trampoline.run { core.cancel(reason: reason) }  // as `Link.fire(reason:)`
     }
 
     /// A source let go of its arrival without being cancelled: the set can never be complete.
@@ -596,5 +607,25 @@ private final class AllOfArrival: Sendable {
 
     deinit {
         if !arrived.load(ordering: .relaxed) { link.lost() }
+    }
+}
+
+/// What a request that can no longer be cancelled lets go of, taken out of it, for the
+/// ``Trampoline`` to release, possibly after the core itself is gone.
+private final class ReleasedRemains {
+    private var remains: CancellationState.Remains?
+    private var lists: [RegistrationList]?
+
+    init(remains: consuming CancellationState.Remains?, lists: consuming [RegistrationList]?) {
+        self.remains = consume remains
+        self.lists = consume lists
+    }
+
+    /// Stops the timer, removes the links, and releases the handlers, once.
+    func release() {
+        remains?.attachments?.detach()
+        // Released here, outside every lock: the handlers' captures' `deinit`s are user code.
+        let taken = (remains.take(), lists.take())
+        withExtendedLifetime(taken) {}
     }
 }

@@ -55,7 +55,11 @@ struct CancellationState {
             return nil
         }
         set {
-            extra = newValue.map(Extra.attachments) ?? .none
+            if let newValue {
+                extra = .attachments(newValue)
+            } else {
+                extra = .none
+            }
         }
     }
 
@@ -194,8 +198,12 @@ struct CancellationState {
         guard case .active = phase else { return .none }
         phase = .cancelling
         cancellingThread = thread
-        let attachments = attachments
-        extra = reason.map(Extra.reason) ?? .none  // the timer and links go to the caller
+        let attachments = attachments  // the timer and links go to the caller
+        if let reason {
+            extra = .reason(reason)
+        } else {
+            extra = .none
+        }
         if isStriped { return .runStriped(attachments: attachments) }
         return .runHandlers(first: takeNewest(), attachments: attachments)
     }

@@ -59,7 +59,9 @@ public final class ManualClock: TimerClock {
     /// let clock = ManualClock()
     /// #expect(clock.now == .zero)
     /// ```
-    public init() {}
+    public init() {
+        Quiescence.noteManualClock()  // from now on FutureLib counts its main-queue deliveries
+    }
 
     /// How far the clock has advanced from `.zero`.
     ///
@@ -97,6 +99,54 @@ public final class ManualClock: TimerClock {
             return state.horizon
         }
         while let fire = state.withLock({ $0.popDue(at: target) }) {
+            fire()
+        }
+        state.withLock { $0.now = max($0.now, target) }
+    }
+
+    /// Moves the clock forward by `duration`, firing every timer that comes due, and lets the work
+    /// each timer starts on FutureLib's own contexts finish before it moves on.
+    ///
+    /// Code under test keeps its default `on:` (`.default`): a `retry` whose next attempt starts on
+    /// FutureLib's pool arms its next delay before this looks for the next due timer, so one call
+    /// drives it to the end.
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// let retried = Future<Int>.retry(maxAttempts: 3, backoff: .constant(.seconds(1)), clock: clock) { _ in
+    ///     Future(error: FutureError.timeout)  // each attempt starts on `.default`
+    /// }
+    /// await clock.advance(by: .seconds(2))  // both retries ran inside this call
+    /// #expect(retried.isCompleted)
+    /// ```
+    ///
+    /// ### Semantics
+    /// - Before each due timer fires, and before it returns, it waits until FutureLib's own
+    ///   contexts are idle: nothing queued or running on `.default` (which also serves
+    ///   ``LimitedExecutionContext``s on it and the tasks of async closures, `Future { async … }`),
+    ///   and no `.mainActor` delivery queued. Then it fires the next due timer, in the order of
+    ///   ``advance(by:)``, on the calling task, and waits again. It returns when no timer up to the
+    ///   new ``now`` remains due.
+    /// - A task suspended (awaiting I/O, a real-time sleep, a future) is idle; when it resumes on
+    ///   FutureLib's pool, it is work in flight again.
+    /// - Not waited for: work on the caller's own `DispatchQueue`s, `Task`s and actors, contexts
+    ///   of its own (a ``LimitedExecutionContext`` on a queue of its own, say), and async
+    ///   closures on `.mainActor`. A pool thread blocked in `value()` or `wait(timeout:)` counts
+    ///   as idle: it waits for something else, which may be this clock.
+    /// - Without FutureLib in the process it is ``advance(by:)``. It needs the main queue serviced
+    ///   only while `.mainActor` deliveries are in flight.
+    ///
+    /// - Parameter duration: How far to move the clock. Negative durations count as zero.
+    public func advance(by duration: Duration) async {
+        let target = state.withLock { state in
+            let base = max(state.horizon, state.now)
+            let (sum, overflow) = base.attoseconds.addingReportingOverflow(max(duration, .zero).attoseconds)
+            state.horizon = overflow ? Duration(attoseconds: .max) : Duration(attoseconds: sum)
+            return state.horizon
+        }
+        while true {
+            await Quiescence.wait()
+            guard let fire = state.withLock({ $0.popDue(at: target) }) else { break }
             fire()
         }
         state.withLock { $0.now = max($0.now, target) }

@@ -17,6 +17,6 @@ extension DispatchQueue: ExecutionContext {
     ///
     /// - Parameter work: The code to run.
     public func execute(_ work: @escaping @Sendable () -> Void) {
-        async(execute: work)
+        MainDeliveries.async(on: self, work)  // `async(execute:)`; counted on the main queue for a ManualClock
     }
 }

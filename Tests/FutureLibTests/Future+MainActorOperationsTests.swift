@@ -35,9 +35,9 @@ struct FutureMainActorOperationsTests {
             return never.future
         }
         #expect(await eventually { handed.value != nil })  // the operation ran, on the main actor
-        clock.advance(by: .seconds(4))
+        await clock.advance(by: .seconds(4))
         #expect(!limited.isCompleted)
-        clock.advance(by: .seconds(1))
+        await clock.advance(by: .seconds(1))
         await #expect(throws: FutureError.timeout) { try await limited.value() }
         #expect(handed.value?.isCancellationRequested == true)
         #expect(await attempts.count == 1)

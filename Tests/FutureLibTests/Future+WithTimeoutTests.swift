@@ -37,7 +37,7 @@ struct FutureWithTimeoutTests {
             return Future(value: 1, after: .seconds(3600), cancellationToken: token)
         }
         #expect(await eventually { handed.value != nil })
-        clock.advance(by: .milliseconds(20))
+        await clock.advance(by: .milliseconds(20))
         await #expect(throws: FutureError.timeout) { try await limited.value() }
         #expect(handed.value?.isCancellationRequested == true)
 

@@ -110,9 +110,9 @@ struct Swift6ShapesTests {
         let ranInside = Atomic(false)
         request.token.onCancel { ranInside.store(true, ordering: .relaxed) }
         #expect(futures.allSatisfy { !$0.isCompleted })  // nothing moves without the clock
-        clock.advance(by: .seconds(29))  // not cancelled
+        await clock.advance(by: .seconds(29))  // not cancelled
         #expect(!request.isCancellationRequested)
-        clock.advance(by: .seconds(1))  // cancelled; its handlers ran inside advance(by:)
+        await clock.advance(by: .seconds(1))  // cancelled; its handlers ran inside advance(by:)
         #expect(request.isCancellationRequested && ranInside.load(ordering: .relaxed))
         #expect(try await futures[0].value() == 1)
         await #expect(throws: FutureError.timeout) { try await futures[1].value() }

@@ -15,10 +15,9 @@ func resilientConfig(
     Future.retry(
         maxAttempts: 3,
         backoff: .exponential(initial: .seconds(1), maximum: .seconds(10)),
-        clock: clock,
-        on: .synchronous
+        clock: clock
     ) { token in
-        Future.withTimeout(.seconds(5), clock: clock, on: .synchronous, cancellationToken: token) { attempt in
+        Future.withTimeout(.seconds(5), clock: clock, cancellationToken: token) { attempt in
             fetch(attempt)
         }
     }
@@ -91,24 +90,34 @@ final class TaskTimer: ClockTimer {
 
 @Suite(.timeLimit(.minutes(3)))
 struct TestingGuideClockTests {
-    @Test func retriesAfterEachTimeout() {
+    @Test func retriesAfterEachTimeout() async {
         let clock = ManualClock()
         let server = FakeServer(clock: clock, answeringAfter: .seconds(60))
         let config = resilientConfig(clock: clock, fetch: server.fetch)
-        clock.advance(by: .seconds(60))  // three timeouts and two delays, in one call
+        await clock.advance(by: .seconds(60))  // three timeouts and two delays, in one call
         #expect(server.startTimes == [.zero, .seconds(6), .seconds(13)])
         #expect(throws: FutureError.timeout) { try config.result?.get() }
     }
 
-    @Test func answersWithinTheTimeout() throws {
+    @Test func answersWithinTheTimeout() async throws {
         let clock = ManualClock()
         let server = FakeServer(clock: clock, answeringAfter: .seconds(3))
         let config = resilientConfig(clock: clock, fetch: server.fetch)
-        clock.advance(by: .seconds(3) - .nanoseconds(1))
+        await clock.advance(by: .seconds(3) - .nanoseconds(1))
         #expect(!config.isCompleted)
-        clock.advance(by: .nanoseconds(1))
+        await clock.advance(by: .nanoseconds(1))
         #expect(try config.result?.get() == Config(port: 80))
         #expect(server.startTimes == [.zero])
+    }
+
+    @Test func givesUpAfterFiveSeconds() async {
+        let clock = ManualClock()
+        let reply = Promise<Int>()
+        let waiting = Task { try await reply.future.value(timeout: .seconds(5), clock: clock) }
+        await clock.waitForPendingTimers()  // your task is waiting, its deadline armed
+        await clock.advance(by: .seconds(5))
+        await #expect(throws: FutureError.timeout) { try await waiting.value }
+        #expect(clock.pendingTimerCount == 0)
     }
 
     @Test func ownClock() async {

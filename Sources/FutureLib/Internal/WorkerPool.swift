@@ -57,7 +57,10 @@ final class WorkerPool: @unchecked Sendable {
         case task(@Sendable @isolated(any) () async -> Void)
     }
 
-    static let shared = WorkerPool(runnableThreads: WorkerPool.processorCount)
+    static let shared: WorkerPool = {
+        Settling.install()  // so that `await ManualClock.advance(by:)` waits for this pool's work
+        return WorkerPool(runnableThreads: WorkerPool.processorCount)
+    }()
 
     /// How long a thread that runs out of work watches for more before it sleeps: 0 (never) on a
     /// single processor (``processorCount``: also under `taskset -c 0` or a CPU quota of 1),
@@ -88,6 +91,12 @@ final class WorkerPool: @unchecked Sendable {
     private var skipNextSpin = false
     /// Set when work is queued while a thread spins; the spinner polls it without the lock.
     private let submitted = Atomic<Bool>(false)
+    /// Jobs a thread is running (blocked ones included), and every submission so far: what
+    /// ``whenIdle(_:)`` reads. Counted under the lock the pool takes anyway, so they cost no atomic.
+    private var running = 0
+    private var submissions: UInt64 = 0
+    /// What ``whenIdle(_:)`` runs when the pool next has nothing queued and nothing running.
+    private var idleWaiters: [@Sendable (UInt64) -> Void] = []
 
     init(runnableThreads: Int) {
         self.runnableThreads = max(2, runnableThreads)
@@ -101,6 +110,7 @@ final class WorkerPool: @unchecked Sendable {
     func submit(_ work: Work) {
         lock.lock()
         queue.append(work)
+        submissions &+= 1
         if spinning { submitted.store(true, ordering: .releasing) }
         let help = threadForQueuedWork()
         lock.unlock()
@@ -112,8 +122,10 @@ final class WorkerPool: @unchecked Sendable {
         lock.lock()
         blocked += 1
         let help = queue.isEmpty ? .none : threadForQueuedWork()
+        let idle = takeIdleWaiters()
         lock.unlock()
         help.carryOut(in: self)
+        idle?.resume()
     }
 
     /// Called by a pool thread after blocking.
@@ -213,6 +225,7 @@ final class WorkerPool: @unchecked Sendable {
                 }
             }
             let work = queue.popFirst()!
+            running += 1
             // More work than this thread: get another thread onto it (a burst's single signal fans
             // out this way, one thread at a time).
             let help = queue.isEmpty ? .none : threadForQueuedWork()
@@ -220,6 +233,12 @@ final class WorkerPool: @unchecked Sendable {
             help.carryOut(in: self)
             run(consume work)  // `work` ends here, not at the end of the loop body
             lock.lock()
+            running -= 1
+            if !idleWaiters.isEmpty, let idle = takeIdleWaiters() {
+                lock.unlock()
+                idle.resume()
+                lock.lock()
+            }
         }
     }
 
@@ -252,6 +271,52 @@ final class WorkerPool: @unchecked Sendable {
         pool.willBlock()
         defer { pool.didUnblock() }
         return try body()
+    }
+}
+
+// MARK: - Idle, for `await ManualClock.advance(by:)`
+
+extension WorkerPool {
+    /// The waiters of ``whenIdle(_:)`` taken out, and the submission count they get.
+    private struct IdleWaiters {
+        var waiters: [@Sendable (UInt64) -> Void]
+        var submissions: UInt64
+
+        func resume() {
+            for waiter in waiters { waiter(submissions) }
+        }
+    }
+
+    /// With the lock held: whether nothing is queued and every job running is blocked in the
+    /// library's blocking API (waiting for something else to happen).
+    private var isIdle: Bool {
+        queue.isEmpty && running == blocked
+    }
+
+    /// With the lock held: the waiters to resume, if the pool is idle and some wait.
+    private func takeIdleWaiters() -> IdleWaiters? {
+        guard !idleWaiters.isEmpty, isIdle else { return nil }
+        defer { idleWaiters = [] }
+        return IdleWaiters(waiters: idleWaiters, submissions: submissions)
+    }
+
+    /// Calls `resume` (outside the lock) once nothing is queued and no job runs, at once if so
+    /// now, with the number of submissions so far.
+    func whenIdle(_ resume: @escaping @Sendable (UInt64) -> Void) {
+        lock.lock()
+        guard isIdle else {
+            idleWaiters.append(resume)
+            lock.unlock()
+            return
+        }
+        let submissions = submissions
+        lock.unlock()
+        resume(submissions)
+    }
+
+    /// Whether the pool is idle and has had no submission since it counted `submissions`.
+    func isIdle(since submissions: UInt64) -> Bool {
+        lock.withLock { isIdle && self.submissions == submissions }
     }
 }
 

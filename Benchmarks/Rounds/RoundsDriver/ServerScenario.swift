@@ -423,14 +423,20 @@ func serverAllocations() {
         counted("cancel(after: 1 hour)") { for request in requests { request.cancel(after: .seconds(3_600)) } }
         let operations = counted("Promise()") { (0..<count).map { _ in Promise<Int>() } }
         let mapped = counted("map(on: .synchronous, cancellationToken:)") {
-            (0..<count).map { operations[$0].future.map(on: .synchronous, cancellationToken: requests[$0].token) { $0 &+ 1 } }
+            (0..<count).map {
+                operations[$0].future.map(on: .synchronous, cancellationToken: requests[$0].token) { $0 &+ 1 }
+            }
         }
         let rendered = counted("flatMap(on: .synchronous, cancellationToken:)") {
             (0..<count).map {
-                mapped[$0].flatMap(on: .synchronous, cancellationToken: requests[$0].token) { Future(value: String($0)) }
+                mapped[$0].flatMap(on: .synchronous, cancellationToken: requests[$0].token) {
+                    Future(value: String($0))
+                }
             }
         }
-        counted("onComplete(on: .synchronous)") { for future in rendered { future.onComplete(on: .synchronous) { _ in } } }
+        counted("onComplete(on: .synchronous)") {
+            for future in rendered { future.onComplete(on: .synchronous) { _ in } }
+        }
         counted("fulfil (runs the map, the flatMap's closure and its future, the completion)") {
             for (index, operation) in operations.enumerated() { operation.fulfill(index) }
         }

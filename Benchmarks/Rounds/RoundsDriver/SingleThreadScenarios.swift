@@ -1,7 +1,7 @@
 // The older scenarios (1–7, 9 of Documentation/Performance.md) in the same alternating rounds as 10–14, so that
-// `make bench-report` has a FutureLib / peer ratio from one process for each of them even where the benchmark
-// harness cannot run (Linux, Swift 6.3: ordo-one/benchmark#349). Same code as the harness's benchmarks of the same
-// number (Benchmarks/Benchmarks/*), with more operations per run so that a run takes milliseconds.
+// `make bench-report` has a FutureLib / peer ratio from one process for each of them (the benchmark harness runs
+// each side on its own). Same code as the harness's benchmarks of the same number (Benchmarks/Benchmarks/*), with
+// more operations per run so that a run takes milliseconds.
 
 import Cancellation
 import Dispatch

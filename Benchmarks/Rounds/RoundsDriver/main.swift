@@ -8,8 +8,11 @@
 //
 // It prints, per scenario, the median wall-clock time per operation of each side and the median ratio (FutureLib /
 // peer), then the same for the process's CPU time, which other programs' load does not inflate.
-// Not a test: `make bench-report` (Scripts/bench-report.py) runs it with `--json` for the report's ratios, since
-// ordo-one/benchmark (`make bench`), which has the same scenarios, measures nothing on Linux with Swift 6.3.
+// Not a test: `make bench-report` (Scripts/bench-report.py) runs it with `--json` for the report's ratios: the
+// ordo-one/benchmark harness (`make bench`) measures each benchmark on its own and cannot alternate two of them.
+//
+//     RoundsDriver --in-flight futurelib|tasks [count]    (scenario 15's memory, ServerScenario.swift)
+//     RoundsDriver --server-allocations                   (scenario 15's FutureLib mallocs, step by step)
 
 import Dispatch
 import FutureLib
@@ -263,6 +266,14 @@ func emptyJobs() -> Scenario {
 // `RoundsDriver [--json] [rounds] [scenario…]`: "11" picks every scenario keyed 11 or 11-…, "11-2" only that one.
 // With `--json`, one JSON object per scenario and line, for Scripts/bench-report.py.
 var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--server-allocations" {
+    serverAllocations()
+    exit(0)
+}
+if arguments.first == "--in-flight", arguments.count > 1 {
+    await measureInFlight(side: arguments[1], count: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100_000)
+    exit(0)
+}
 let json = arguments.contains("--json")
 arguments.removeAll { $0 == "--json" }
 let rounds = arguments.first.flatMap { Int($0) } ?? 15
@@ -271,7 +282,7 @@ let scenarios = [
     promiseWithOneContinuation(), mapChain(), sequenceOfCompleted(), continuationOnAnotherThread(),
     registerUnregister(), cancelThousandHandlers(), valueOnCompleted(), asyncMap(), asyncFlatMap(), asyncRecover(),
     asyncOnSuccess(), asyncTraverse(), asyncFutureVersusTask(),
-    asyncFutures(), sharedToken(threads: 1), sharedToken(threads: 2), streamValues(), emptyJobs(),
+    asyncFutures(), sharedToken(threads: 1), sharedToken(threads: 2), streamValues(), emptyJobs(), serverRequests(),
 ]
 .filter { scenario in
     wanted.isEmpty || wanted.contains { scenario.key == $0 || scenario.key.hasPrefix($0 + "-") }

@@ -6,7 +6,10 @@ import Testing
 // Documentation/Streams.md, "An empty stream, and one that never ends" and "Coming from Futura":
 // the guide's functions, run, with what the guide says of them asserted.
 
-func latestResults(of queries: FutureStream<String>, search: @escaping @Sendable (String) -> FutureStream<Int>)
+func latestResults(
+    of queries: FutureStream<String>,
+    search: @escaping @Sendable (String) -> FutureStream<Int>
+)
     -> FutureStream<Int>
 {
     let results = StreamPromise<Int>(capacity: 0)
@@ -115,7 +118,12 @@ struct StreamsGuideExamples {
         let stop = CancellationRequest()
         let seen = Seen(ticks(every: .seconds(1), clock: clock, until: stop.token))
         // The task reaches each sleep in its own time: advance until three sleeps have fired.
-        #expect(await eventually { clock.advance(by: .seconds(1)); return seen.values.value.count >= 3 })
+        #expect(
+            await eventually {
+                clock.advance(by: .seconds(1))
+                return seen.values.value.count >= 3
+            }
+        )
         stop.cancel()
         #expect(await eventually { seen.finished.value })
         let values = seen.values.value

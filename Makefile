@@ -6,7 +6,7 @@ SWIFTC ?= swiftc
 SHIM_CC ?= $(shell command -v cc || command -v clang)
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: help build test api-check test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-thresholds bench-thresholds-update bench-report bench-callgrind clean \
+.PHONY: help build test api-check api-breakage test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-thresholds bench-thresholds-update bench-report bench-callgrind clean \
 	integrations-test demo-server
 
 help: ## List the targets
@@ -39,6 +39,17 @@ api-check: ## Type-check the contract's shape tests (Guarantees.md) as a client 
 		echo "api-check: FutureLib imports no Foundation"; exit 1; fi
 	@if grep -qE '^    dependencies:' Package.swift; then echo "api-check: the root package has no package dependencies"; exit 1; fi
 	@echo "api-check: the layers import what Guarantees.md allows"
+
+# The public API of the products against the baseline revision in .api-baseline; the breakages made
+# on purpose since then are listed, message by message, in .api-breakage-allowlist (no comments: the
+# tool then ignores the file; README, "Versioning", says how to move the baseline). About 10 s once the
+# baseline's API is cached in .build-api-breakage; the first run builds both revisions. The tool clones this repository (full history) and
+# builds the baseline in its own scratch path, .build-api-breakage, apart from every other build.
+API_BASELINE = $(shell cat .api-baseline)
+api-breakage: ## Fail when the public API of Cancellation, FutureLib or FutureLibFoundation broke since the revision in .api-baseline
+	$(SWIFT) package --scratch-path .build-api-breakage diagnose-api-breaking-changes $(API_BASELINE) \
+		--products Cancellation FutureLib FutureLibFoundation \
+		--breakage-allowlist-path $(CURDIR)/.api-breakage-allowlist
 
 test-wide: ## The test suite again (after `make test`) as on an 8-processor machine: an LD_PRELOAD shim raises the processor count every part of the process sees (Linux)
 	mkdir -p .build/wide-machine

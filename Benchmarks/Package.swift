@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "BenchmarkSupport", path: "Support/BenchmarkSupport"),
         // `mallinfo2()` for the driver's bytes-per-pending-promise scenario (Swift's Glibc module lacks <malloc.h>).
         .target(name: "MallocInfo", path: "Callgrind/MallocInfo"),
-        // Not a benchmark either: the multi-threaded scenarios of issue 19 in alternating rounds, FutureLib and its
+        // Not a benchmark either: the multi-threaded scenarios in alternating rounds, FutureLib and its
         // peer in one process, reporting median ratios (the way to compare on a shared, noisy machine).
         .executableTarget(
             name: "RoundsDriver",

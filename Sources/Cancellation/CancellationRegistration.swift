@@ -40,10 +40,10 @@ public struct CancellationRegistration: Sendable, Hashable {
     @discardableResult
     public func unregister() -> Bool {
         guard let key else { return false }
-        // Optional chaining on the stored owner, not `guard let owner`: the binding made a copy, a
-        // retain and a release around the call: 47 instructions of 355 (callgrind
-        // `cancellation-register`), and on a token that threads share two atomic writes to one
-        // cache line, which the threads pass back and forth (benchmark scenario 11-2).
+        // Optional chaining on the stored owner, not `guard let owner`: the binding makes a copy, a
+        // retain and a release around the call, and on a token that threads share two atomic writes
+        // to one cache line, which the threads pass back and forth (guarded by callgrind
+        // `cancellation-register` and `RoundsDriver 11-2`).
         return owner?.removeHandler(key) ?? false
     }
 

@@ -123,7 +123,7 @@ public struct CancellationToken: Sendable, Hashable {
     @discardableResult
     public func onCancel(_ handler: @escaping @Sendable () -> Void) -> CancellationRegistration {
         // Optional chaining, not `guard let core`: the binding copies the core, a retain and a
-        // release around the call (on a shared token, two writes to the core's line: scenario 11-2).
+        // release around the call (on a shared token, two writes to the core's line; `RoundsDriver 11-2`).
         core?.register(handler) ?? .inert
     }
 

@@ -17,8 +17,7 @@ import WinSDK
 package enum CurrentProcessor {
     /// glibc's `sched_getcpu()`, which Swift's Glibc module does not declare (it is a `_GNU_SOURCE`
     /// function), looked up once. Since glibc 2.35 it reads the number that the kernel keeps in
-    /// the thread's `rseq` area: about 1 ns, no system call (measured here: 10.8 → 11.6 ns per
-    /// lock/unlock pair with it). nil elsewhere, or when the C library lacks it.
+    /// the thread's `rseq` area: no system call. nil elsewhere, or when the C library lacks it.
     package static let schedGetCPU: (@convention(c) () -> Int32)? = {
         #if canImport(Glibc)
         guard let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "sched_getcpu") else { return nil }

@@ -10,10 +10,9 @@ public import Synchronization  // public: `Lock` is inlinable into clients
 /// TSan sees those. The mutex orders the critical sections totally, so the store of one section
 /// happens before the load of the next, and the edges chain into the order TSan needs. A store
 /// rather than a read-modify-write: on x86-64 both the acquiring load and the releasing store are
-/// a plain `mov`, and on arm64 an `ldarb`/`stlrb` beside a lock that already fences. Measured
-/// with callgrind (Documentation/Guarantees.md): 2 instructions more per critical section (15 → 17;
-/// a pthread mutex, which TSan also sees, takes 66 and 40 bytes in an allocation of its own), and
-/// no byte more per pending future: the byte lands in padding.
+/// a plain `mov`, and on arm64 an `ldarb`/`stlrb` beside a lock that already fences; and the byte
+/// lands in padding. (A pthread mutex, which TSan also sees, costs more instructions and an
+/// allocation of its own; the figures are in Documentation/Guarantees.md, "Figures".)
 ///
 /// Inlinable, so that FutureLib's generic code using it is specialized in the client.
 @usableFromInline
@@ -42,7 +41,7 @@ package struct Lock<State: ~Copyable>: ~Copyable {
     /// Runs `body` with exclusive access to the state if the lock is free right now; nil (without
     /// running `body`) when another thread holds it. Never call user code from `body`.
     ///
-    /// How a cancellation request notices that its one lock is contended (issue 19, scenario 11).
+    /// How a cancellation request notices that its one lock is contended (``SpinLock``'s stripes).
     @inlinable
     package borrowing func withLockIfAvailable<Result: ~Copyable, E: Error>(
         _ body: (inout sending State) throws(E) -> sending Result
@@ -63,10 +62,8 @@ extension Lock: @unchecked Sendable where State: ~Copyable {}
 /// A one-byte test-and-test-and-set lock, taken with an acquiring exchange and released with a
 /// releasing *store* (a plain `mov` on x86-64, `stlrb` on arm64): a `Mutex` pays a
 /// read-modify-write to release too, and a future's lock is taken twice per `map` (its `add`, and
-/// the derived future's `complete`). What it buys (issue 19, scenario 2, a 10-`map` chain on a
-/// pending promise then completed, `chrt -f 10 RoundsDriver 7 2`, alternating with the `Mutex`
-/// build, 2 runs each): 1,316 → 1,222 ns per chain, 0.72× → 0.67–0.68× NIO; callgrind
-/// `futurelib-map` 14,144 → 13,767 instructions. ThreadSanitizer sees the exchange and the store,
+/// the derived future's `complete` (guarded by `RoundsDriver 2` and callgrind `futurelib-map`).
+/// ThreadSanitizer sees the exchange and the store,
 /// so no edge of its own is needed (``Lock`` needs one beside its `Mutex`).
 ///
 /// Why spinning is fine here: a future's sections are a few dozen instructions, call no user code

@@ -1,14 +1,10 @@
 public import Synchronization  // public: `SpinLock` is inlinable into its users
 
-/// A one-byte test-and-test-and-set lock, for ``RegistrationStripes``' per-processor locks only;
-/// everything else uses ``Lock``.
+/// A one-byte test-and-test-and-set lock, for the registration stripes' per-processor locks only
+/// (Cancellation's `RegistrationStripes`); everything else uses ``Lock``.
 ///
-/// What it buys (benchmark scenario 11-2, `chrt -f 10 RoundsDriver 7 11` and `7 11-2`, sets of
-/// 6 runs each, alternating with the build that used ``Lock``; 11-1 and callgrind
-/// `cancellation-register` (308) unchanged): where a cache line moves between the two processors
-/// slowly (most runs on this machine), 117–132 ns per operation against 126–146 ns, median ratios
-/// 6.61×, 6.50×, 6.33× against 7.06×, 7.29×, 7.35×; where it moves fast, 31–37 ns against
-/// 37–39 ns, 1.81× median (1.74–2.03) against 2.05× (2.03–2.10). The lock is taken with an acquiring
+/// What it buys (guarded by `RoundsDriver 11-2`, two threads sharing a token): a cheaper
+/// registration on a striped token than with ``Lock``. The lock is taken with an acquiring
 /// exchange and released with a releasing *store*, a plain `mov` on x86-64, where ``Lock`` pays
 /// for the `Mutex` (a read-modify-write to take it and another to release it) and its
 /// ThreadSanitizer edge. ThreadSanitizer sees the exchange and the store, so the sections it

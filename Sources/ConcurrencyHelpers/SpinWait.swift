@@ -16,9 +16,7 @@ import WinSDK
 /// A real-time thread (`SCHED_FIFO`, `SCHED_RR`) sleeps as soon as its spins are done: its yield
 /// gives the processor only to threads of its own priority, never to a holder of a lower one that
 /// it preempted on the same processor, so its yields only delayed the sleep that lets the holder
-/// finish. Measured (review rv25: a `SCHED_FIFO` thread reading `future.result` every 500 µs,
-/// another thread reading it in a loop, both on one processor): 520 µs median per read with
-/// the yields, where a `Mutex` took 40–150 ns.
+/// finish (Documentation/Internals.md, "Measurements behind the code", has the figures).
 package enum SpinWait {
     /// Attempts spent spinning, without a system call: a holder that runs releases at once.
     package static let spins = 64

@@ -12,7 +12,7 @@ public import WinSDK
 ///
 /// The cancelling thread is alive for as long as its identity is kept (during `cancel()`), so a
 /// later thread reusing the same identity can never be mistaken for it. One thread-local read,
-/// where a task-local frame cost an allocation and about a thousand instructions per `cancel()`.
+/// where a task-local frame costs an allocation per `cancel()`.
 @usableFromInline
 package struct ThreadIdentity: Equatable, Sendable {
     /// The platform's identity of the thread.

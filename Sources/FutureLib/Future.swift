@@ -32,7 +32,7 @@ public final class Future<Value: Sendable>: Sendable {
     /// completer is still dispatching, which it ends without the lock.
     @usableFromInline let phase: CompletionPhase
     /// The length of the file ID of the promise's creation site, for the pending state's
-    /// ``PackedSite``: in the two bytes of padding after `phase` (scenario 13).
+    /// ``PackedSite``: in the two bytes of padding after `phase` (callgrind `mallinfo-futurelib`).
     @usableFromInline let siteFileCount: UInt16
     // Sendable: only read and written inside `withState`, that is with `lock` held. Not a
     // `Lock<FutureState<Value>>`: that costs four generic metadata lookups in every `deinit`.
@@ -71,7 +71,7 @@ public final class Future<Value: Sendable>: Sendable {
     deinit {
         // The state destroys itself without generic metadata; only an inline value needs
         // `Value`'s, which the class metadata holds. (Read in place: copying the state would look
-        // up its metadata. Scenario 2: −330 instructions per future, see ``StoredValue``.)
+        // up its metadata; see ``StoredValue``, guarded by callgrind `futurelib-map`.)
         guard !_isPOD(Value.self) else { return }
         switch state.storage {
         case .succeeded(_, let value), .succeededQueuing(_, let value): value.destroyInline(as: Value.self)

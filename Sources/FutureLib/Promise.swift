@@ -62,8 +62,6 @@ public final class Promise<Value: Sendable>: Sendable {
 
     /// Completes the future with `value`, unless it is already complete.
     ///
-    /// SimpleFutures called it `success(_:)`.
-    ///
     /// ```swift
     /// promise.fulfill(response)
     /// ```
@@ -75,8 +73,6 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// Fails the future with `error`, unless it is already complete.
-    ///
-    /// SimpleFutures called it `failure(_:)`.
     ///
     /// ```swift
     /// promise.reject(CancellationError())
@@ -101,8 +97,6 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// Completes the future with the result of `other` once that completes.
-    ///
-    /// SimpleFutures called it `completeWith(future:)`.
     ///
     /// The promise stays alive (and is not broken) while `other` is pending. Resolving a promise
     /// with its own future does nothing: that future could never complete, and the promise,

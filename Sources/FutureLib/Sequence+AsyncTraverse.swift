@@ -21,7 +21,7 @@ extension Sequence where Element: Sendable {
     ///   - maxConcurrency: The most tasks running at once, at least 1; `nil` for no cap.
     ///   - task: The work for one element.
     /// - Returns: A future of all values, in input order.
-    @inlinable  // specialized in the caller, as `Future { async … }` is (Benchmarks/Rounds scenario 9)
+    @inlinable  // specialized in the caller, as `Future { async … }` is (`RoundsDriver 9-traverse`)
     public func traverse<U: Sendable>(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,

@@ -12,7 +12,7 @@ struct CancellationScaleTests {
     static let requests = Stress.override == nil ? Scale.tenThousand : Scale.million
 
     /// How much the resident set may grow over `requests` created and dropped, after a warm-up:
-    /// a few MB, where keeping them would cost hundreds (about 470 bytes per linked request).
+    /// a few MB, where keeping them would cost hundreds.
     static let growthLimit = 8 << 20
 
     /// Runs `make` `requests` times after a warm-up, dropping each result at once, and returns

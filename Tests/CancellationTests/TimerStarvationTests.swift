@@ -6,8 +6,8 @@ import Testing
 /// User code that blocks the threads of `DispatchQueue.global()` (a pool of about one thread per
 /// core) must not stop `cancel(after:)` from firing. Timers run on FutureLib's own serial queue,
 /// which Dispatch serves from its overcommit pool: it gets a thread whatever the global queue is
-/// doing. (With timers on the global queue, libdispatch usually added threads, but the suite saw
-/// a 50 ms timer wait more than 10 s while other tests blocked and flooded that queue.)
+/// doing. (With timers on the global queue, libdispatch usually added threads, but a timer could
+/// wait far past its deadline while other tests blocked and flooded that queue.)
 ///
 /// ### Holding the pool as briefly as possible
 /// On Linux, Swift's cooperative pool *is* the global queue's thread pool, so while the blockers

@@ -21,9 +21,8 @@ struct SpinWaitTests {
         #expect(SpinWait.step(after: SpinWait.yields + 1, realTime: false) == .sleep)
     }
 
-    // A real-time waiter's yield never lets a lower-priority holder that it preempted run: a
-    // `SCHED_FIFO` thread reading `future.result` while another thread on the same processor read
-    // it in a loop waited 520 µs per read (median) through its ~960 yields before it slept.
+    // A real-time waiter's yield never lets a lower-priority holder that it preempted run, so its
+    // yields only delay the sleep that lets the holder finish (Internals.md has the figures).
     @Test func `a real-time waiter sleeps as soon as its spins are done, and never yields`() {
         #expect(SpinWait.step(after: SpinWait.spins - 1, realTime: true) == .spin)
         #expect(SpinWait.step(after: SpinWait.spins, realTime: true) == .sleep)

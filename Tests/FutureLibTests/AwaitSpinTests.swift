@@ -5,9 +5,9 @@ import Testing
 /// The watch of `await future.value()` before it suspends (`Internal/AwaitSpin.swift`).
 @Suite(.timeLimit(.minutes(1)))
 struct AwaitSpinTests {
-    // Many tasks awaiting pending futures at once (8 tasks each awaiting 1,000 promises fulfilled by
-    // another thread): a watch holds its cooperative thread while the other tasks, ready to run,
-    // wait for it; measured 2–4× slower than suspending at once. So a wait watches only when no
+    // Many tasks awaiting pending futures at once: a watch holds its cooperative thread while the
+    // other tasks, ready to run, wait for it, slower than suspending at once (Internals.md has the
+    // figures). So a wait watches only when no
     // other task waits in `value()`. Asserted on the decision (how often the watch polled), not on time.
     @Test func `a wait does not watch while another task already waits in value(): the thread goes to the ready tasks`()
         async throws

@@ -277,7 +277,7 @@ struct FutureMapTests {
 
     @Test("a source that failed with CancellationError passes it on by default; policy .allErrors recovers it")
     func recoverHandlesSourceCancellation() async throws {
-        // Changed deliberately (issue 21): cancellation is not an error to recover from by default.
+        // Deliberate: cancellation is not an error to recover from by default (`ErrorPolicy`).
         let passed = Future<Int>(error: CancellationError()).recover { _ in 1 }
         #expect(isCancellation(await awaitOutcome(passed)))
         #expect(try await Future<Int>(error: CancellationError()).recover(policy: .allErrors) { _ in 1 }.value() == 1)

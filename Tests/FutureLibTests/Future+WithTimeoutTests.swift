@@ -30,7 +30,7 @@ struct FutureWithTimeoutTests {
         // timeout still wins. The work runs on `.default`, and work that has not started by the
         // deadline is never started at all; so the deadline is on a manual clock and passes only
         // once the work has started (on a real clock, under ThreadSanitizer's load, the pool could
-        // start it after 20 ms, and then nothing was ever handed out).
+        // start it after the deadline, and then nothing was ever handed out).
         let clock = ManualClock()
         let limited = Future<Int>.withTimeout(.milliseconds(20), clock: clock) { token in
             handed.withLock { $0 = token }

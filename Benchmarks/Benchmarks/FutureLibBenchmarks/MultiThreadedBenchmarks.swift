@@ -1,4 +1,4 @@
-// The multi-threaded paths of issue 19, each beside its peer in the same run (scenarios 10, 12, 13, 14 of
+// The multi-threaded paths, each beside its peer in the same run (scenarios 10, 12, 13, 14 of
 // Documentation/Performance.md; 11, the shared token, is in CancellationBenchmarks; 2 is the map chain).
 //
 //   10. 10,000 `Future { async }`, then `sequence()` awaited      vs 10,000 `Task { }` awaited     target <= 1.0

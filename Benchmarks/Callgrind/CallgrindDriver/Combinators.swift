@@ -1,4 +1,4 @@
-// Scenarios of the combinators over many futures with inputs still pending (issue 27's measurements):
+// Scenarios of the combinators over many futures with inputs still pending:
 //
 //   futurelib-sequence-pending          sequence() of 1,000 pending futures, then all completed (one operation):
 //                                          the cost of the continuation each pending input holds

@@ -151,8 +151,7 @@ func cancellationRegister(_ count: Int) {
     }
 }
 
-/// The same on a token whose first registration came from another thread. (Issue 19's experiment striped by thread;
-/// the landed design stripes a request only once its lock was found contended, so this is the unstriped path.)
+/// The same on a token whose first registration came from another thread. (The design stripes a request only once its lock was found contended, so this is the unstriped path.)
 func cancellationRegisterStriped(_ count: Int) {
     let request = CancellationRequest()
     let token = request.token

@@ -193,7 +193,7 @@ func valueOnCompleted() -> Scenario {
     )
 }
 
-/// 9. an async `map` on a completed future, awaited, vs `Future { async }` awaited (issue 16: at most 1.5×).
+/// 9. an async `map` on a completed future, awaited, vs `Future { async }` awaited (target: at most 1.5×).
 func asyncMap() -> Scenario {
     let count = 5_000
     let completed = Future(value: 1)
@@ -252,8 +252,7 @@ func asyncRecover() -> Scenario {
 /// The peer waits as the scenario does. The former peer, `Future { async }` awaited with `value()`,
 /// watches for the result before it suspends (`AwaitSpin`), which a raw continuation cannot: the
 /// ratio then measured the wake-up of the parked cooperative thread that FutureLib's pool thread
-/// resumes (15–20 µs in this VM's slow phases, about a microsecond in its fast ones): 3.7–8.4×
-/// in slow phases, 1.7–2.6× in fast ones, with the same code. Against this peer, the ratio is the
+/// resumes, not FutureLib's code. Against this peer, the ratio is the
 /// cost of `onSuccess` over the task both run (Documentation/Internals.md, "The worker pool and
 /// `Future { async … }`").
 func asyncOnSuccess() -> Scenario {

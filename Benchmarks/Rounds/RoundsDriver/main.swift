@@ -1,6 +1,6 @@
-// A release driver for the scenarios of Documentation/Performance.md: the multi-threaded ones of issue 19 (10, 11,
-// 12, 14, here) and the older single-thread ones (1–7, 9, SingleThreadScenarios.swift), measured as the issue's
-// outside harness did: FutureLib and its peer in ONE process, in alternating rounds
+// A release driver for the scenarios of Documentation/Performance.md: the multi-threaded ones (10, 11, 12, 14,
+// here) and the single-thread ones (1–7, 9, SingleThreadScenarios.swift), measured as an outside harness
+// does: FutureLib and its peer in ONE process, in alternating rounds
 // (FutureLib then peer, then peer then FutureLib, …), and the median of the per-round ratios. On a machine shared with other
 // work, alternating keeps both sides under the same load; a ratio of medians from two separate runs does not.
 //

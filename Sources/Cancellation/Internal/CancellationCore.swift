@@ -28,8 +28,8 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     /// reach them without taking `state`'s lock: set once, when registrations found that lock
     /// contended, and kept until the core is deallocated.
     ///
-    /// One word for both, so that `onCancel` checks both with one load and one branch (callgrind
-    /// `cancellation-register`: a second atomic cost 3 instructions). Written only with `state`'s
+    /// One word for both, so that `onCancel` checks both with one load and one branch (guarded by
+    /// callgrind `cancellation-register`). Written only with `state`'s
     /// lock held, so a load and a store (not a read-modify-write) update it. Not an
     /// `AtomicLazyReference` for the address: its `load()` is not inlined and costs generic
     /// metadata lookups per call.
@@ -78,8 +78,8 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     }
 
     /// The stripes, if the request has any, without a retain: the core keeps them until its `deinit`.
-    /// (The state only knows whether there are stripes: a reference there cost 8 bytes, a bigger
-    /// heap chunk per request.)
+    /// (The state only knows whether there are stripes: a reference there would make every
+    /// request's state bigger, a bigger heap chunk per request.)
     private var cachedStripes: Unmanaged<RegistrationStripes>? {
         // Acquiring: pairs with the releasing store in `stripe(with:)`, so the stripes are seen initialized.
         Self.stripes(in: flags.load(ordering: .acquiring))
@@ -99,9 +99,9 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     /// A request starts with one list behind one lock, which a token used from one thread at a time
     /// needs (callgrind `cancellation-register`). Registrations that find that lock taken count
     /// it; after a few the request gets per-processor stripes for good (``RegistrationStripes``,
-    /// benchmark scenario 11-2). What that costs here: a try-lock in place of the lock; the stripes
+    /// `RoundsDriver 11-2`). What that costs here: a try-lock in place of the lock; the stripes
     /// are checked by the same load and branch as cancellation.
-    @inline(__always)  // into `onCancel`, as it was before the striped path made it bigger (callgrind: 29 instructions)
+    @inline(__always)  // into `onCancel`: the striped path made it too big for the optimizer to inline
     func register(_ handler: @escaping Handler) -> CancellationRegistration {
         // Acquiring: sees the stripes initialized, and what the canceller did before `cancel()`.
         let flags = flags.load(ordering: .acquiring)
@@ -183,7 +183,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     }
 
     /// The striped path of `onCancel`, inlined into its callers: one call less per registration
-    /// (scenario 11-2: each nanosecond here is about 3 % of the ratio). The registration holds the
+    /// (`RoundsDriver 11-2` counts every nanosecond of it). The registration holds the
     /// stripe, not this core (see ``RegistrationOwner``).
     @inline(__always)
     private func registerInStripe(

@@ -100,7 +100,7 @@ struct CancellationState {
     /// How many registrations must find the lock taken before the request gets stripes: a few, so
     /// that a lone collision (a registration racing `cancel()`, two threads meeting once) does not
     /// cost a request the stripes' memory, while a token that threads really share gets them at once
-    /// (benchmark scenario 11-2 finds the lock taken on most registrations).
+    /// (`RoundsDriver 11-2`, two threads sharing a token, finds the lock taken on most registrations).
     static let stripingThreshold: UInt8 = 8
 
     enum ContendedAction {

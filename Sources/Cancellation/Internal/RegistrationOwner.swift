@@ -3,7 +3,7 @@
 ///
 /// Why not the core always: holding it made every striped `onCancel` retain the core and every
 /// dropped registration release it, two atomic writes to the core's first cache line per operation,
-/// which the threads sharing a token pass back and forth (benchmark scenario 11-2). A stripe owner's
+/// which the threads sharing a token pass back and forth (`RoundsDriver 11-2`). A stripe owner's
 /// reference count is written only by the threads of its stripe's processor.
 ///
 /// A class rather than a protocol: one reference with no witness table keeps a registration two

@@ -2,7 +2,7 @@ import ConcurrencyHelpers
 
 /// One stripe of a striped request (``RegistrationStripes``): a list behind a spin lock of its own.
 ///
-/// What it buys (benchmark scenario 11-2, two threads registering and unregistering on one shared
+/// What it buys (`RoundsDriver 11-2`, two threads registering and unregistering on one shared
 /// token): only the threads of this stripe's processor take this lock and write this line.
 ///
 /// ### Lifetime
@@ -100,7 +100,7 @@ final class RegistrationStripe: @unchecked Sendable {
     /// nil when the stripe is closed. The stamp is odd when the registration must hold the core
     /// (see "Lifetime" above), even when it holds the stripe's owner, retained here, under the
     /// lock: ``pin(_:)`` may let go of it on another thread.
-    @inline(__always)  // into the core's striped `onCancel` path: one call less (scenario 11-2)
+    @inline(__always)  // into the core's striped `onCancel` path: one call less (`RoundsDriver 11-2`)
     func append(_ handler: @escaping Handler, count: UInt64) -> Appended? {
         let appended = withLock { guarded -> Appended? in
             guard !guarded.isClosed else { return nil }

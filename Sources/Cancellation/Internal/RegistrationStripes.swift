@@ -5,9 +5,9 @@ import Synchronization
 /// pattern, where every concurrent piece of work registers on one shutdown or request token and
 /// unregisters again. .NET partitions a token's registrations by processor for the same reason.
 ///
-/// What it buys (benchmark scenario 11, `RoundsDriver 11-2`: two threads registering and
-/// unregistering on one shared token, against a token each): with one list behind one lock the two
-/// threads take turns on that lock and its cache line, about 10 times the cost of a token each.
+/// What it buys (guarded by `RoundsDriver 11-2`: two threads registering and unregistering on one
+/// shared token, against a token each): with one list behind one lock the two threads take turns
+/// on that lock and its cache line, many times the cost of a token each.
 /// Here each processor has a list behind a lock of its own (a ``SpinLock``), on a cache line of its own, so two
 /// threads that run at the same moment touch different lines. A registration holds its stripe's
 /// owner (a ``StripeOwner``), not the core, unless the request has a timer or links: the core's
@@ -99,8 +99,7 @@ final class RegistrationStripes: @unchecked Sendable {
     }
 
     /// The stripe of the calling thread's processor, unretained: this object keeps it. (Read as a
-    /// reference, it was retained and released around each registration: two atomic writes, about
-    /// 10 ns of scenario 11-2's 22 in the fast mode.)
+    /// reference, it would be retained and released around each registration: two atomic writes.)
     var current: Unmanaged<RegistrationStripe> {
         let index = Int(truncatingIfNeeded: CurrentProcessor.index(using: schedGetCPU) & mask)
         return UnsafeRawPointer(stripes + index).load(as: Unmanaged<RegistrationStripe>.self)

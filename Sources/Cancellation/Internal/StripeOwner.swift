@@ -17,7 +17,7 @@ final class StripeOwner: RegistrationOwner, @unchecked Sendable {
     // stripe's lock (``RegistrationStripe/pin(_:)`` and `deinit`).
     let stripe: RegistrationStripe
     /// `stripe.line`, valid while this object holds `stripe`: `unregister()` takes the stripe's lock
-    /// with one dependent load less (scenario 11-2).
+    /// with one dependent load less (`RoundsDriver 11-2`).
     let line: UnsafeMutableRawPointer
     /// The core, once the request got a timer or links while registrations held this object.
     var pinnedCore: CancellationCore?
@@ -36,7 +36,7 @@ final class StripeOwner: RegistrationOwner, @unchecked Sendable {
         // discarded result inside the lock, and the handler's captures' `deinit`s are user code. A
         // `let` (whose lifetime the optimizer may not end before the unlock), not
         // `withExtendedLifetime`: passing a closure to that generic function allocated a
-        // reabstraction thunk per call (scenario 11-2: 1.1x -> 1.6x).
+        // reabstraction thunk per call (guarded by `RoundsDriver 11-2`).
         let removed = RegistrationStripe.remove(key, line: line)
         return removed != nil
     }

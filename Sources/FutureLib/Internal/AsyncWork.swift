@@ -44,11 +44,11 @@ enum TaskPlacement: Sendable {
     /// Starts a task that runs `body` on FutureLib's pool, created by the pool thread that starts
     /// running it (`Task.immediate`, inside a job of the pool) rather than by the caller.
     ///
-    /// What it buys (Benchmarks/Rounds scenario 10, 10,000 `Future { async }`): the task, its
+    /// What it buys (guarded by `RoundsDriver 10`, 10,000 `Future { async }`): the task, its
     /// executor preference record and its closure are allocated and freed on one thread instead
     /// of allocated by the caller and freed by a pool thread, which glibc's malloc serves slowly
     /// (cross-thread frees take the arena's lock); and the caller's share of the work shrinks to
-    /// queueing one closure. Measured 2.3× → 0.6× of `Task { }` (see Documentation/Internals.md).
+    /// queueing one closure (Documentation/Internals.md has the figures).
     ///
     /// So the task is like `Task.detached`: it does not inherit the caller's priority or
     /// task-local values. Where `Task.immediate` is not available (before macOS 26 and its
@@ -88,7 +88,7 @@ extension Future {
     ///
     /// Inlinable, with the task bodies below, so that `Future { async … }` is specialized in the
     /// caller: completing an unspecialized future looks up generic metadata several times
-    /// (Benchmarks/Rounds scenario 10, about a fifth of its time before).
+    /// (guarded by `RoundsDriver 10`).
     @inlinable
     func run(
         at placement: TaskPlacement,
@@ -132,7 +132,7 @@ extension Future {
     /// Completes this future with what `work` returns or throws, in a task on FutureLib's pool:
     /// `Future { async … }` with a token that can never fire. `work` is taken as it is: passed to
     /// ``run(at:cancellationToken:_:)`` it would be wrapped in one more closure, allocated, to
-    /// drop its `@concurrent` (Benchmarks/Rounds scenario 10).
+    /// drop its `@concurrent` (`RoundsDriver 10`).
     @inlinable
     func runOnPool(_ work: @escaping @Sendable @concurrent () async throws -> Value) {
         TaskPlacement.startOnPool { [self] in

@@ -5,18 +5,16 @@ import Synchronization
 ///
 /// A suspended task is resumed through its executor: for a task on Swift's cooperative pool,
 /// the completing thread enqueues it there and the pool wakes one of its parked threads, a kernel
-/// wake-up that costs 5–25 µs on a virtual machine. The `Future { async }` that a task awaits is
+/// wake-up that costs microseconds. The `Future { async }` that a task awaits is
 /// often complete within microseconds on FutureLib's pool (its own threads spin between jobs),
 /// so watching for the result for up to ``nanoseconds`` (polling the future's atomic phase,
 /// yielding the core between rounds of polls, see ``spin(upTo:until:)``) saves that wake-up, and
 /// the wait's allocations (the continuation's callback and its cancellable box).
 ///
-/// What it buys (Benchmarks/Rounds scenario 9-task, one `Future { async }` awaited at a time
+/// What it buys is guarded by `RoundsDriver 9-task` (one `Future { async }` awaited at a time
 /// against `Task { }`), with the pool's rule that lets its only awake thread keep spinning (see
-/// ``WorkerPool``, Spinning): in this 2-vCPU machine's slow phases, when a parked thread's wake-up
-/// costs 15–20 µs, 18–20 µs → 3.3 µs per round trip; in its fast phases, when it costs about a
-/// microsecond, 2.3–2.6 µs → 1.7–1.8 µs. Figures in Documentation/Internals.md ("The worker pool
-/// and `Future { async … }`").
+/// ``WorkerPool``, Spinning); the figures are in Documentation/Internals.md ("The worker pool and
+/// `Future { async … }`").
 ///
 /// ### When it does not watch
 /// - On one processor (also under `taskset -c 0` or a container's 1-CPU limit: see
@@ -26,13 +24,11 @@ import Synchronization
 ///   among them, maybe, the one that completes the future.
 /// - When the task is cancelled (the wait ends at once, as it always did).
 /// - While another task waits in `value()` (watching, or suspended): with several tasks awaiting
-///   at once, a watch holds its thread while the others, ready to run, wait for it. A program with
-///   8 tasks each awaiting 1,000 promises fulfilled by another thread took 2–4× as long with the
-///   watch as without (0.04–0.12 s against 0.03 s here); the watch pays off for one task awaiting
-///   at a time, the case above.
+///   at once, a watch holds its thread while the others, ready to run, wait for it: the watch pays
+///   off for one task awaiting at a time, the case above.
 /// - After a watch that missed (the future took longer), for the next ``skipsAfterMiss``
 ///   awaits on this thread: a program whose awaited futures take milliseconds spends at most
-///   one watch per that many awaits, about 0.3 µs of a thread per await.
+///   one watch per that many awaits.
 ///
 /// The cost: up to 20 µs of the awaiting thread, which stays busy (with the core yielded between
 /// rounds) instead of running another task; never a wait for anything but the clock.

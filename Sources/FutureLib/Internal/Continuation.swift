@@ -113,10 +113,9 @@ final class CancellableCallback<Value: Sendable>: @unchecked Sendable {
 ///
 /// Stored as one enum whose cases carry the target beside the closure, so that the enum's case
 /// lives in the spare bits of the target's reference: 24 bytes, where a struct of a target and a
-/// ``Callback`` took 25; and `FutureState.Waiting`, one of these or an array, is 24 bytes too,
-/// which leaves spare bits for the state's own case: the pending state, a site word beside it,
-/// fits in 32 bytes (scenario 13, `CallgrindDriver mallinfo-futurelib`: 128 → 96 bytes per
-/// pending promise with one continuation; see ``FutureState``).
+/// ``Callback`` would take 25; and `FutureState.Waiting`, one of these or an array, is 24 bytes
+/// too, which leaves spare bits for the state's own case: the pending state, a site word beside
+/// it, fits in 32 bytes (guarded by callgrind `mallinfo-futurelib`; see ``FutureState``).
 @usableFromInline
 struct Continuation<Value: Sendable>: Sendable {
     @usableFromInline var storage: Storage
@@ -205,11 +204,11 @@ struct Continuation<Value: Sendable>: Sendable {
     @inlinable
     consuming func invoke(with result: Result<Value, any Error>) {
         // Consuming, and not a switch over `(storage, result)`: the closure is moved out, not
-        // copied (a copy costs a retain and a release per continuation; scenario 2).
+        // copied (a copy costs a retain and a release per continuation; callgrind `futurelib-map`).
         switch (consume self).storage {
         case .result(.synchronous, let body):
             // Matched apart: the target is then known to hold no reference, and is not released
-            // (a call per `.synchronous` continuation; scenario 2, `futurelib-map`).
+            // (a call per `.synchronous` continuation; callgrind `futurelib-map`).
             body(result)
         case .result(_, let body):
             body(result)

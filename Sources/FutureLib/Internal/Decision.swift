@@ -5,12 +5,10 @@
 /// Each continuation stored on a pending input is a ``CancellableCallback`` with no token, kept
 /// here; once the result completes, ``removeWaiting(when:)`` removes those whose input is still
 /// pending, in O(1) each (``ContinuationSlots``). Inputs that are already complete need none:
-/// their continuation runs at once, with no box. Callgrind, release, instructions per operation
-/// (`CallgrindDriver futurelib-first-completed`, two inputs, one pending for the whole run):
-/// 19,295 with the continuation left behind; 27,742 with this; 36,146 with a `CancellationRequest`
-/// per call and a registration on its token per pending input (as `firstSuccess` did first).
-/// `sequence()` and `zip` keep their continuations on pending inputs: the same box per pending
-/// input costs `sequence()` of 1,000 pending futures +44 % (2,226,065 → 3,209,650).
+/// their continuation runs at once, with no box (guarded by callgrind
+/// `futurelib-first-completed`). `sequence()` and `zip` keep their continuations on pending
+/// inputs: the same box per pending input would make `sequence()` of many pending futures much
+/// dearer (callgrind `futurelib-sequence-pending`; Guarantees.md, "Known limits").
 @usableFromInline
 struct Decision: Sendable {
     /// The continuations stored on inputs that were pending.

@@ -11,8 +11,8 @@
 /// Noncopyable, so that the storage has one owner and needs no copy-on-write check on the hot
 /// path. `package`, not `internal`, only so that its tests can reach it from release builds too.
 /// Inlinable (`@usableFromInline`), so that a stream iterator's buffer, whose element type is the
-/// client's, is specialized in the client (benchmark 12: unspecialized, each `append` and
-/// `popFirst` looked up generic metadata).
+/// client's, is specialized in the client: unspecialized, each `append` and `popFirst` looks up
+/// generic metadata (guarded by `RoundsDriver 12`).
 @usableFromInline
 package struct FIFO<Element>: ~Copyable {
     /// The slots, nil until the first `append`; the `count` elements start at `head` and wrap around.

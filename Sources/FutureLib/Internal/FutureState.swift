@@ -7,16 +7,13 @@ struct FutureState<Value: Sendable>: Sendable {
     // One enum of 32 bytes (for every `Value`): the continuations, and the site, the queue or the
     // result, overlapping, with the case in the spare bits of every payload's first word (a
     // reference). With the lock, the phase and the site's file length in the 8 bytes after the
-    // object header, a future is 56 bytes: malloc's 64-byte chunk, and with its promise's 32, 96
-    // bytes per pending promise with one continuation (scenario 13, `CallgrindDriver
-    // mallinfo-futurelib`; NIO: 128). It was 72 bytes, an 80-byte chunk and 112 per promise, with
-    // the outcome (17 bytes, padded to 24) beside the continuations. The price, decoding the case
-    // from spare bits and rebuilding a 32-byte enum, is counted in `Documentation/Internals.md`
-    // ("Layout"): scenario 2 +6%, scenario 3 +9% in instructions, both within their targets.
+    // object header, a future is 56 bytes: malloc's 64-byte chunk (guarded by callgrind
+    // `mallinfo-futurelib`). The price, decoding the case from spare bits and rebuilding a 32-byte
+    // enum, is counted in `Documentation/Internals.md` ("Layout").
     //
     // Nothing in it has a layout that depends on `Value` (the value itself is a ``StoredValue``),
     // so that the never-specialized `Future.deinit` destroys the state without a generic metadata
-    // lookup (330 instructions per future; scenario 2, see ``StoredValue``).
+    // lookup (see ``StoredValue``).
     @usableFromInline var storage: Storage
 
     @usableFromInline
@@ -39,7 +36,7 @@ struct FutureState<Value: Sendable>: Sendable {
         /// `.synchronous`: registrations on such contexts queue here behind them (see
         /// ``add(_:isSynchronous:phase:)``), so that a serial context runs continuations in
         /// registration order. Rare, and kept apart so that reading a result copies no array
-        /// (scenario 3, `futurelib-sequence`).
+        /// (callgrind `futurelib-sequence`).
         ///
         /// A token removes a queued continuation by leaving nil in its place (its
         /// ``CancellableCallback/slot`` says where): O(1), and no compaction, since the completer
@@ -128,12 +125,12 @@ struct FutureState<Value: Sendable>: Sendable {
     }
 
     /// The result, or nil while pending.
-    @inlinable @inline(__always)  // a call costs 40 instructions per read (scenario 3)
+    @inlinable @inline(__always)  // a call per read shows in callgrind `futurelib-sequence`
     var result: Result<Value, any Error>? {
         switch storage {
         case .pending, .pendingAtBoxedSite, .queued: nil
         // One case per pattern: a pattern shared by two cases copied the value out first (an
-        // outlined copy per read; scenario 3).
+        // outlined copy per read; callgrind `futurelib-sequence`).
         case .succeeded(_, let value): .success(value.value(as: Value.self))
         case .succeededQueuing(_, let value): .success(value.value(as: Value.self))
         case .failed(let error): .failure(error)
@@ -190,8 +187,8 @@ struct FutureState<Value: Sendable>: Sendable {
 
     /// The continuations a completion dispatches, in registration order: the `Waiting` itself,
     /// moved out of the state (for one continuation, no array is made or destroyed: an empty
-    /// `more` array cost a metadata lookup and a release through a value witness per completion;
-    /// scenario 2, `futurelib-map`).
+    /// `more` array costs a metadata lookup and a release through a value witness per completion;
+    /// callgrind `futurelib-map`).
     @usableFromInline
     struct Ready: Sendable {
         @usableFromInline var waiting: Waiting
@@ -260,8 +257,8 @@ struct FutureState<Value: Sendable>: Sendable {
     /// `continuation` for the caller to dispatch.
     ///
     /// The continuation is made by the caller, outside the lock, and moved in: made here from a
-    /// borrowed callback, it was a copy (a retain, and a release of the caller's after the lock;
-    /// scenario 2, `futurelib-map`). `isSynchronous` is its target's, read before it was made.
+    /// borrowed callback, it would be a copy (a retain, and a release of the caller's after the
+    /// lock; callgrind `futurelib-map`). `isSynchronous` is its target's, read before it was made.
     @inlinable
     mutating func add(
         _ continuation: inout Continuation<Value>?,
@@ -285,7 +282,7 @@ struct FutureState<Value: Sendable>: Sendable {
             waiting.append(continuation.take()!)
             storage = .queued(waiting, on: queue)
         // Complete: each case reads its result where it matched it (matching the state again
-        // for `result` cost 20 instructions per registration; scenario 3, `futurelib-sequence`).
+        // for `result` costs instructions per registration; callgrind `futurelib-sequence`).
         // Queued while the completer dispatches only when not `.synchronous`.
         case .succeeded(_, let value):
             guard !isSynchronous, phase.joinDispatching() else {
@@ -383,7 +380,7 @@ struct FutureState<Value: Sendable>: Sendable {
 /// The first word of a succeeded state that has no continuations queued: it points at a shared
 /// object without owning it, so copying the state's result costs no retain, and its spare bits
 /// hold the state's case (which a word of raw bytes would not: the state would be 33 bytes, a
-/// malloc size class up; scenario 13).
+/// malloc size class up; callgrind `mallinfo-futurelib`).
 @usableFromInline
 struct NoContinuations: Sendable {
     @usableFromInline let marker: Unmanaged<ContextBox>

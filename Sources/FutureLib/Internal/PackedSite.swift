@@ -3,10 +3,9 @@
 /// site's third part, is kept by the future beside its lock (`Future.siteFileCount`), in two
 /// bytes that were padding.
 ///
-/// What it buys: a 16-byte ``CreationSite`` beside the continuation made the pending state 33
-/// bytes and a `Future<Int>` 57, one malloc size class above 64; packed, the future is 56 bytes
-/// and a pending promise with one continuation costs 96 bytes, not 112 (scenario 13,
-/// `CallgrindDriver mallinfo-futurelib`; NIO: 128).
+/// What it buys: a 16-byte ``CreationSite`` beside the continuation would make the pending state
+/// 33 bytes and a `Future<Int>` 57, one malloc size class above 64; packed, the future is 56 bytes
+/// (guarded by callgrind `mallinfo-futurelib`).
 ///
 /// ### Portability: which addresses fit in 48 bits
 ///

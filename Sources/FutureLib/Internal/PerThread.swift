@@ -49,8 +49,8 @@ final class PerThread {
 
     /// Calls `body` with this thread's state, without the retain and release that ``current``
     /// costs: the thread's key holds the object until the thread ends, and `body` runs on this
-    /// thread. Two atomic operations less per `.synchronous` continuation (scenario 2, the
-    /// trampoline's depth check on every `map`).
+    /// thread. Two atomic operations less per `.synchronous` continuation (the trampoline's depth
+    /// check on every `map`; callgrind `futurelib-map`).
     @inline(__always)
     static func withCurrent<R>(_ body: (PerThread) -> R) -> R {
         guard let pointer = pthread_getspecific(key) else { return body(current) }

@@ -57,7 +57,7 @@ struct Slots<Element: Slotted>: Sendable {
     mutating func remove(_ key: Element.Key) -> Element? {
         let slot = Element.slot(of: key)
         // Checked in place (optional chaining): binding the element to check it copies it, a retain
-        // and a release per removal (`CallgrindDriver futurelib-cancel-pending-<N>`: 95 instructions).
+        // and a release per removal (callgrind `futurelib-cancel-pending-<N>`).
         guard slot < slots.count, slots[slot]?.isNamed(by: key) == true else { return nil }
         let element = slots[slot].take()
         removed += 1

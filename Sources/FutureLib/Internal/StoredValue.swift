@@ -2,8 +2,7 @@
 ///
 /// Why: `Future.deinit` is never specialized. When the state's layout depends on `Value` (a
 /// `Result<Value, any Error>` inside it), destroying it needs the state's generic metadata, a
-/// runtime cache lookup of about 330 instructions in every deinit: 3,600 of the 21,234
-/// instructions of a 10-`map` chain (scenario 2, `CallgrindDriver futurelib-map`). With the value
+/// runtime cache lookup in every deinit (guarded by callgrind `futurelib-map`). With the value
 /// in two words of raw bytes (or a box), the state is a fixed-layout value that the deinit
 /// destroys inline, and the deinit destroys the raw value itself with `Value`'s own metadata,
 /// which the future's class metadata holds (no lookup), and not at all when `Value` is trivial.

@@ -24,7 +24,7 @@ enum Trampoline: Sendable {
     /// ``leaveInline(_:)``, which the caller must call after running its work), or nil when the
     /// caller must defer the work with ``run(_:)`` instead. A pair of calls rather than a closure:
     /// the continuation runs its callback in place, with no copy of it to capture (a retain and a
-    /// release per `.synchronous` continuation; scenario 2).
+    /// release per `.synchronous` continuation; callgrind `futurelib-map`).
     @usableFromInline
     static func enterInline() -> UnsafeMutableRawPointer? {
         PerThread.withCurrent { thread in

@@ -24,24 +24,23 @@ import Darwin
 /// (`wakeUpPending`); otherwise one sleeping thread is signalled, after the lock is released (so
 /// that it does not block at once on the lock its waker still holds), or a thread is started if
 /// none sleeps and the pool is below its size. A thread that takes a job and leaves more queued
-/// does the same for the next, so a burst signals once and fans out one thread at a time. Scenario
-/// 9 of Benchmarks/Rounds (one `Future { async }` awaited at a time): futex calls per round trip
-/// 8.3 → 4.6, from a signal per submission made under the lock.
+/// does the same for the next, so a burst signals once and fans out one thread at a time (guarded
+/// by `RoundsDriver 9-task`, one `Future { async }` awaited at a time).
 ///
 /// ### Spinning
 /// With more than one core, one thread that runs out of work spins for up to
 /// ``spinNanoseconds`` before it sleeps, polling for a submission and yielding its core between
 /// rounds of polls. Work that comes back within microseconds (a `Future { async }` awaited in a
 /// loop: each is submitted a few microseconds after the last ended) then needs no wake-up through
-/// the kernel, which costs 5–25 µs on a virtual machine. The yield keeps a loaded machine's other
+/// the kernel, which costs microseconds. The yield keeps a loaded machine's other
 /// threads, among them the one about to submit, running: without it the spin cost more than it
 /// saved there. A spin that sees work sooner than ``quickCatchNanoseconds`` means a burst whose
 /// work arrives about as fast as the pool runs it: spinning then only takes the core from the
 /// thread that submits, so the next thread to run dry sleeps at once, unless it is the only pool
 /// thread awake: then no other thread would see the next job, and a quick catch means one job at a
 /// time handed back and forth with a thread that watches for its result (``AwaitSpin``, an awaited
-/// `Future { async }`); sleeping there cost a kernel wake-up per job (scenario 9-task, 0.5 context
-/// switches per round trip). The price is up to 20 µs of one core each time the pool runs dry.
+/// `Future { async }`); sleeping there costs a kernel wake-up per job (`RoundsDriver 9-task`). The
+/// price is up to ``spinNanoseconds`` of one core each time the pool runs dry.
 /// Figures in Documentation/Internals.md ("The worker pool").
 final class WorkerPool: @unchecked Sendable {
     // Sendable: every mutable property below is read and written only with `lock` held;
@@ -52,8 +51,7 @@ final class WorkerPool: @unchecked Sendable {
         case job(UnownedJob)
         /// A task to create and start on the thread that takes this (``TaskPlacement/startOnPool(_:)``).
         /// `@isolated(any)`, the type that `Task.immediate` takes: any other async function type is
-        /// wrapped in one more closure to pass it there, an allocation per task (scenario 9-task:
-        /// 7 → 6 mallocs per round trip).
+        /// wrapped in one more closure to pass it there, an allocation per task (`RoundsDriver 9-task`).
         case task(@Sendable @isolated(any) () async -> Void)
     }
 

@@ -45,7 +45,7 @@ public final class StreamPromise<Value: Sendable>: Sendable {
         stream = FutureStream(capacity: capacity)
     }
 
-    /// Creates a promise whose stream keeps every result (SimpleFutures' `StreamPromise()`).
+    /// Creates a promise whose stream keeps every result.
     ///
     /// The same as `StreamPromise(capacity: .max)`: a late subscriber gets everything, and the
     /// stream grows without bound until it is released. Choose a capacity for a long-lived stream.

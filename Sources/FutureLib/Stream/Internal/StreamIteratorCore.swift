@@ -7,14 +7,11 @@
 /// through the inbox's lock takes everything buffered, and `next()` serves it from `batch`, which
 /// only the loop touches: no lock, no atomic read-modify-write and no cache line shared with the
 /// producer per value. With a bounded policy it takes one result per trip, since a result the
-/// loop holds no longer counts towards the limit. What it buys: benchmark 12 ("StreamPromise ->
-/// values -> for await" beside `AsyncStream`, `Benchmarks/Rounds/RoundsDriver 9 12`): a loop that
-/// took the lock for each value fought the producer for it (`_lockSlow` was a tenth of the time).
-/// With this and the specialization (see ``StreamIteratorInbox``), 0.32–0.38× → 0.10–0.14× wall
-/// with both cores free, 1.04–1.07× → 0.18–0.22× with one (2026-11-24, 2 cores, `chrt -f 10`).
-/// A bounded spin before waiting was tried and made it slower, not faster (loaded machine: 0.26–0.31×
-/// without, 0.26–0.35× spinning up to 200 loads, 0.33–0.43× up to 2,000): the loop then catches up
-/// with the producer sooner and takes smaller batches.
+/// loop holds no longer counts towards the limit. What it buys (guarded by `RoundsDriver 12`,
+/// "StreamPromise -> values -> for await" beside `AsyncStream`): a loop that takes the lock for
+/// each value fights the producer for it. No spin before waiting: the loop would catch up with the
+/// producer sooner and take smaller batches (Documentation/Internals.md, "A `for await` loop over a
+/// stream").
 ///
 /// Not `Sendable`: it belongs to the iterator, which is not either, so one task at a time calls
 /// `next()`. The producer and the task's cancellation handler reach only the inbox.

@@ -9,7 +9,7 @@ public import ConcurrencyHelpers  // public: inlinable code uses its lock
 /// ``StreamIteratorCore``.
 ///
 /// Inlinable, with the core: specialized in the client, a result reaches the loop without the
-/// generic metadata lookups that took a quarter of the time per value (benchmark 12).
+/// generic metadata lookups that unspecialized code makes per value (`RoundsDriver 12`).
 @usableFromInline
 final class StreamIteratorInbox<Value: Sendable>: Sendable {
     @usableFromInline
@@ -22,7 +22,7 @@ final class StreamIteratorInbox<Value: Sendable>: Sendable {
         @usableFromInline var isDone = false
         /// The loop's `next()`, suspended until a result or the end arrives. Unsafe rather than
         /// checked: taking it out of the state under the lock is what makes its one resumption
-        /// exactly once, and a checked one allocates a canary on every wait (benchmark 12).
+        /// exactly once, and a checked one allocates a canary on every wait (`RoundsDriver 12`).
         @usableFromInline var waiter: UnsafeContinuation<Result<Value, any Error>?, Never>?
 
         @inlinable
@@ -43,7 +43,7 @@ final class StreamIteratorInbox<Value: Sendable>: Sendable {
         // Strong: the loop's side stops the subscription when the iterator is dropped
         // (`StreamIteratorCore.deinit`), which releases this handler. A weak reference would give
         // the inbox a side table, and every retain and release of it the slow path, on each value
-        // (benchmark 12).
+        // (`RoundsDriver 12`).
         stream.subscribe(on: .synchronous, cancellationToken: subscription.token) { [self] event in
             receive(event)
         }

@@ -6,14 +6,9 @@ struct StreamState<Value: Sendable>: Sendable {
     /// Live subscribers in registration order, each removable by its token's handler in O(1)
     /// (it knows its slot, ``Slots``). With a scan and `remove(at:)`, an unsubscribe cost O(n)
     /// under the lock, O(n²) for n leaving at once (a server broadcasting on one stream to many
-    /// clients that disconnect). `CallgrindDriver stream-unsubscribe-<N>`, a random subscriber's
-    /// token cancelled and a replacement subscribed, N subscribed: 33,900 / 134,000 / 1.1 M
-    /// instructions at N = 10³ / 10⁴ / 10⁵ with the scan, 25,100–25,300 at every N with the slots
-    /// (the rest was the token and the subscriber's unspecialized end, since specialized: 7,230–
-    /// 7,420); `scaling-stream-unsubscribe`, wall-clock per unsubscribe: 1.4 / 3.4 / 23 / 245 µs
-    /// at N = 10³ … 10⁶ with the scan, 0.4–1.2 µs now. Memory per subscriber
-    /// (`mallinfo-stream-subscriber`, 10⁵ of them, the array included): 166 → 155 bytes, an
-    /// optional reference (8 bytes) where an id and a reference took 16.
+    /// clients that disconnect). Guarded by callgrind `stream-unsubscribe-<N>`,
+    /// `scaling-stream-unsubscribe` and `mallinfo-stream-subscriber` (a slot is an optional
+    /// reference, where an id and a reference would take twice as much).
     @usableFromInline var subscribers = Slots<StreamSubscriber<Value>>()
     /// Token registrations to release when the stream finishes (combinators' `cancellationToken`).
     @usableFromInline var registrations: [CancellationRegistration] = []

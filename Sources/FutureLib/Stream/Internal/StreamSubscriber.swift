@@ -43,8 +43,8 @@ final class StreamSubscriber<Value: Sendable>: Sendable, Slotted {
     /// without a scan. A stale slot is harmless: removal checks the subscriber there.
     ///
     /// A `UInt32`, declared here, so that it lands in the padding after `wantsResults`: the object
-    /// stays in malloc's 144-byte chunk, where an `Int` took it to 160 and a subscriber cost more
-    /// than with the scan (`CallgrindDriver mallinfo-stream-subscriber`). More than 2³² slots would
+    /// stays in malloc's 144-byte chunk, where an `Int` would take it to the next one (callgrind
+    /// `mallinfo-stream-subscriber`). More than 2³² slots would
     /// take hundreds of gigabytes of subscribers; `placed(at:)` traps rather than wrap.
     // Sendable: read and written only under the lock of the stream that stores the subscriber.
     @usableFromInline nonisolated(unsafe) var slot: UInt32 = 0
@@ -97,8 +97,7 @@ final class StreamSubscriber<Value: Sendable>: Sendable, Slotted {
     ///
     /// Inlinable, as ``attach(_:)`` and ``release()`` are: unspecialized, their generic metadata
     /// lookups (`Lock<Mailbox>`, `StreamEvent`, `Mutex`) were most of an unsubscribe, and the
-    /// `drain()` they lead to ran unspecialized too (`CallgrindDriver stream-unsubscribe-<N>`:
-    /// 25,100 → 7,230–7,420 instructions at N = 10³ … 10⁵).
+    /// `drain()` they lead to ran unspecialized too (callgrind `stream-unsubscribe-<N>`).
     @inlinable
     func cancel() {
         // The dropped results are released after the lock: they may be user objects with a `deinit`.
@@ -192,7 +191,7 @@ final class StreamSubscriber<Value: Sendable>: Sendable, Slotted {
     /// Releases the handler and the token registration after the terminal event.
     ///
     /// Never inlined: inlined into `drain()`'s loop, this once-per-subscriber path cost every
-    /// value 19 instructions (`CallgrindDriver stream-publish` 805 → 824).
+    /// value instructions (callgrind `stream-publish`).
     @inlinable @inline(never)
     func release() {
         // The handler is released after the lock, kept in a binding: a discarded result (`_`) may be

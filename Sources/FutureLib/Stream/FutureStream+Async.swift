@@ -3,7 +3,7 @@
 extension FutureStream {
     /// How many results a `for await` loop may fall behind, and which ones it loses beyond that.
     ///
-    /// A stream cannot make its producer wait (``StreamPromise/success(_:)`` never blocks), so a
+    /// A stream cannot make its producer wait (``StreamPromise/fulfill(_:)`` never blocks), so a
     /// loop that is slower than the producer buffers: results wait in the loop's own buffer until
     /// it asks for them.
     ///

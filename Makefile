@@ -24,7 +24,7 @@ test: ## Build, compile every ```swift block of the docs, check the public API, 
 # The test targets see `package` symbols; a client does not. Type-checking the contract's shape
 # files (Documentation/Guarantees.md) alone, without -package-name, proves they compile against the public interface.
 API_CHECK_FILES = Tests/CancellationTests/CancellationShapesTests.swift Tests/FutureLibTests/FutureShapesTests.swift \
-	Tests/FutureLibTests/Swift6ShapesTests.swift
+	Tests/FutureLibTests/Swift6ShapesTests.swift Tests/FutureLibTests/FormsShapesTests.swift
 api-check: ## Type-check the contract's shape tests (Guarantees.md) as a client package would: public symbols only (after a debug build)
 	for file in $(API_CHECK_FILES); do \
 		$(SWIFTC) -typecheck -swift-version 6 -warnings-as-errors -I .build/debug/Modules $$file || exit 1; \

@@ -1,8 +1,8 @@
 /// Which errors an error handler sees: every error, or every error but `CancellationError`.
 ///
-/// `recover`, `recoverWith`, `mapError` and `onFailure` take one (`policy:`). By default a
-/// cancellation is not an error to handle: it passes on unchanged, as Swift's own `Task`
-/// conventions treat it, so that cancelling a chain
+/// `recover`, `recoverWith`, `mapError` and `onFailure` take one (`policy:`), on futures and on
+/// streams alike, with the same default. By default a cancellation is not an error to handle: it
+/// passes on unchanged, as Swift's own `Task` conventions treat it, so that cancelling a chain
 /// stops it instead of turning into a fallback value, an error message or a wrapped error.
 ///
 /// ```swift

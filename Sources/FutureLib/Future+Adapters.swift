@@ -8,8 +8,6 @@
 extension Future {
     /// Wraps an API that calls back with an optional value and an optional error.
     ///
-    /// SimpleFutures' `future(method:)`.
-    ///
     /// ```swift
     /// func fetchCount(_ completion: @escaping @Sendable (Int?, (any Error)?) -> Void) { completion(42, nil) }
     /// let count = Future(method: fetchCount)
@@ -20,8 +18,7 @@ extension Future {
     ///
     /// ### Optional values
     /// For a `Future<T?>` wrapping a `(T?, Error?)` callback, a `nil` value is no value: it fails
-    /// with ``FutureError/noSuchElement`` (SimpleFutures fulfilled its `Future<T?>` with `nil`). To
-    /// keep `nil` as a value, use the `Result` form:
+    /// with ``FutureError/noSuchElement``. To keep `nil` as a value, use the `Result` form:
     ///
     /// ```swift
     /// func lookUp(_ completion: @escaping @Sendable (Int?, (any Error)?) -> Void) { completion(nil, nil) }

@@ -78,7 +78,7 @@ extension Future {
     /// `FutureError.timeout` when the timeout passes first.
     ///
     /// Inlinable, so that it is specialized in the caller with `value()`: unspecialized, registering
-    /// the continuation looks up generic metadata several times (Benchmarks/Rounds scenario 9).
+    /// the continuation looks up generic metadata several times (guarded by Benchmarks/Rounds).
     @inlinable
     func awaitResult(timeout: Duration?, clock: any TimerClock = .system) async throws -> Result<Value, any Error> {
         if let result { return result }
@@ -110,9 +110,8 @@ extension Future {
     /// Only task cancellation can end this wait early, so it needs no `CancellationRequest`: the
     /// task's cancellation handler removes the continuation from the future itself, as a token's
     /// handler would (``CancellableCallback/cancel()``, under the future's lock, so that exactly
-    /// one of completion and cancellation resumes the task). What it buys (Benchmarks/Rounds
-    /// scenario 9-task, one `Future { async }` awaited at a time): the request, its token
-    /// registration and the continuation's own closure context, 3 mallocs per wait.
+    /// one of completion and cancellation resumes the task). What it buys: no request, no token
+    /// registration and no closure context of its own per wait (guarded by Benchmarks/Rounds).
     ///
     /// A watch first: a result that comes within microseconds needs no suspension (``AwaitSpin``).
     @inlinable

@@ -83,3 +83,44 @@ final class FirstClaim: Sendable {
         claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
     }
 }
+
+// MARK: - On the main actor
+
+// A `@MainActor` closure, run on the main queue through the context form (see Internals.md,
+// "One combinator, every form").
+
+extension Future {
+    /// Starts every operation on the main actor and completes with the first result; the others'
+    /// tokens are cancelled.
+    ///
+    /// ```swift
+    /// @MainActor final class MirrorModel {
+    ///     var tried: [String] = []
+    ///     func fastest(_ fetch: @escaping @Sendable (String, CancellationToken) -> Future<Int>) -> Future<Int> {
+    ///         Future.race(on: .mainActor, [
+    ///             { @MainActor token in self.tried.append("a"); return fetch("a", token) },
+    ///             { @MainActor token in self.tried.append("b"); return fetch("b", token) },
+    ///         ])
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// ### Semantics
+    /// As ``race(on:cancellationToken:_:)-(ExecutionContext,_,_)``; each operation is called on the main actor.
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Cancels every operation and fails the result with `CancellationError`.
+    ///   - operations: The competitors, each given a token that is cancelled once the race is decided.
+    /// - Returns: A future of the first result in time, or ``FutureError/noSuchElement`` for no operations.
+    public static func race(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        _ operations: [@MainActor (CancellationToken) -> Future<Value>]
+    ) -> Future<Value> {
+        let started: [@Sendable (CancellationToken) -> Future<Value>] = operations.map { operation in
+            { token in MainActor.assumeIsolated { operation(token) } }
+        }
+        return race(on: context.queue, cancellationToken: cancellationToken, started)
+    }
+}

@@ -73,3 +73,261 @@ extension Future {
         }
     }
 }
+
+// MARK: - Async closures
+
+// Each closure runs in a task of its own on FutureLib's threads (or the context's), which the
+// token cancels. A closure literal with no `await` picks the synchronous form above.
+
+extension Future {
+    /// Turns a failure into a value with async `transform`, run in a task; a success passes through.
+    ///
+    /// ```swift
+    /// let cached: Future<Int> = Future<Int>(error: CancellationError()).recover { _ in
+    ///     try await Task.sleep(for: .milliseconds(1))
+    ///     return 0
+    /// }
+    /// ```
+    ///
+    /// ### Cancellation
+    /// As ``map(on:cancellationToken:_:)-8eniy``: the token's cancellation
+    /// is never turned into a value.
+    ///
+    /// - Parameters:
+    ///   - context: Where the task's jobs run. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels the task and fails the new future with `CancellationError`.
+    ///   - policy: Which errors reach `transform`: by default every error but `CancellationError`,
+    ///     which passes on unchanged. See ``ErrorPolicy``.
+    ///   - transform: Turns the error into a value, or throws the error to fail with.
+    /// - Returns: A future that succeeds with the value or the recovered value.
+    @inlinable  // specialized in the caller, as async `map` is
+    public func recover(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
+        _ transform: @escaping @Sendable @concurrent (any Error) async throws -> Value
+    ) -> Future<Value> {
+        deriveAsync(at: .on(context), cancellationToken: cancellationToken) { result in
+            result.asyncRecoveryStep(policy: policy) { error in try await transform(error) }
+        }
+    }
+
+    /// Turns a failure into the result of the future that async `transform` returns.
+    ///
+    /// ```swift
+    /// let page: Future<Int> = Future<Int>(error: CancellationError()).recoverWith { _ in
+    ///     try await Task.sleep(for: .milliseconds(1))
+    ///     return Future(value: 0)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: Where the task's jobs run. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels the task and fails the new future with `CancellationError`.
+    ///   - policy: Which errors reach `transform`: by default every error but `CancellationError`,
+    ///     which passes on unchanged. See ``ErrorPolicy``.
+    ///   - transform: Starts the fallback.
+    /// - Returns: A future of the value, or of the fallback's result.
+    @inlinable  // specialized in the caller, as async `map` is
+    public func recoverWith(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
+        _ transform: @escaping @Sendable @concurrent (any Error) async throws -> Future<Value>
+    ) -> Future<Value> {
+        deriveAsync(at: .on(context), cancellationToken: cancellationToken) { result in
+            result.asyncRecoveryStep(policy: policy) { error in try await transform(error).value() }
+        }
+    }
+}
+
+// MARK: - On the main actor
+
+// A `@MainActor` closure, run on the main queue through the context form (see Internals.md,
+// "One combinator, every form").
+
+extension Future {
+    /// Turns a failure into a value with `transform`, on the main actor.
+    ///
+    /// ```swift
+    /// @MainActor final class Settings {
+    ///     var fallback = 10
+    ///     func limit(_ loaded: Future<Int>) -> Future<Int> {
+    ///         loaded.recover(on: .mainActor) { _ in self.fallback }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    ///   - policy: Which errors reach `transform`: by default every error but `CancellationError`,
+    ///     which passes on unchanged. See ``ErrorPolicy``.
+    ///   - transform: Turns the error into a value, or throws the error to fail with.
+    /// - Returns: A future that succeeds with the value or the recovered value.
+    public func recover(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
+        _ transform: @escaping @MainActor (any Error) throws -> Value
+    ) -> Future<Value> {
+        recover(on: context.queue, cancellationToken: cancellationToken, policy: policy) { error in
+            try MainActor.assumeIsolated { try transform(error) }
+        }
+    }
+
+    /// Turns a failure into the result of the future that `transform`, called on the main actor, returns.
+    ///
+    /// ```swift
+    /// let page: Future<Int> = Future<Int>(error: CancellationError())
+    ///     .recoverWith(on: .mainActor) { _ in Future(value: 0) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    ///   - policy: Which errors reach `transform`: by default every error but `CancellationError`,
+    ///     which passes on unchanged. See ``ErrorPolicy``.
+    ///   - transform: Starts the fallback.
+    /// - Returns: A future of the value, or of the fallback's result.
+    public func recoverWith(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
+        _ transform: @escaping @MainActor (any Error) throws -> Future<Value>
+    ) -> Future<Value> {
+        recoverWith(on: context.queue, cancellationToken: cancellationToken, policy: policy) { error in
+            try MainActor.assumeIsolated { try transform(error) }
+        }
+    }
+}
+
+// MARK: - Async closures on the main actor
+
+// Each closure runs in a task on the main actor, which the token cancels.
+
+extension Future {
+    /// Turns a failure into a value with async `transform`, in a task on the main actor.
+    ///
+    /// ```swift
+    /// let value: Future<Int> = Future<Int>(error: CancellationError()).recover(on: .mainActor) { _ in
+    ///     await Task.yield()
+    ///     return 0
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Cancels the task and fails the new future with `CancellationError`.
+    ///   - policy: Which errors reach `transform`: by default every error but `CancellationError`,
+    ///     which passes on unchanged. See ``ErrorPolicy``.
+    ///   - transform: Turns the error into a value, or throws the error to fail with.
+    /// - Returns: A future that succeeds with the value or the recovered value.
+    public func recover(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
+        _ transform: @escaping @MainActor (any Error) async throws -> Value
+    ) -> Future<Value> {
+        deriveAsync(at: .mainActor, cancellationToken: cancellationToken) { result in
+            result.asyncRecoveryStep(policy: policy) { error in try await transform(error) }
+        }
+    }
+
+    /// Turns a failure into the result of the future that async `transform` returns, called on the main actor.
+    ///
+    /// ```swift
+    /// let value: Future<Int> = Future<Int>(error: CancellationError()).recoverWith(on: .mainActor) { _ in
+    ///     await Task.yield()
+    ///     return Future(value: 0)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Cancels the task and fails the new future with `CancellationError`.
+    ///   - policy: Which errors reach `transform`: by default every error but `CancellationError`,
+    ///     which passes on unchanged. See ``ErrorPolicy``.
+    ///   - transform: Starts the fallback.
+    /// - Returns: A future of the value, or of the fallback's result.
+    public func recoverWith(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
+        _ transform: @escaping @MainActor (any Error) async throws -> Future<Value>
+    ) -> Future<Value> {
+        deriveAsync(at: .mainActor, cancellationToken: cancellationToken) { result in
+            result.asyncRecoveryStep(policy: policy) { error in try await transform(error).value() }
+        }
+    }
+}
+
+// MARK: - Isolated to an actor
+
+// Each closure gets the actor as an `isolated` parameter and runs in a task that enters it.
+
+extension Future {
+    /// Turns a failure into a value with `transform`, isolated to `actor`.
+    ///
+    /// ```swift
+    /// actor Fallbacks {
+    ///     var lastGood = "cached"
+    ///     func page(_ load: Future<String>) -> Future<String> {
+    ///         load.recover(on: self) { fallbacks, _ in fallbacks.lastGood }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// ### Semantics
+    /// A value passes on without calling `transform`. By `policy`, a `CancellationError` the
+    /// future failed with passes on too (see ``ErrorPolicy``). A token cancelled first fails the new
+    /// future with `CancellationError` at once and `transform` is never called.
+    ///
+    /// - Parameters:
+    ///   - actor: The actor `transform` is isolated to.
+    ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    ///   - policy: Which errors reach `transform`; by default every error but `CancellationError`.
+    ///   - transform: Turns the error into a value, or throws; its first parameter is `actor`, isolated.
+    /// - Returns: A future of the value, or of the recovered value.
+    public func recover<A: Actor>(
+        on actor: A,
+        cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
+        _ transform: @escaping @Sendable (isolated A, any Error) throws -> Value
+    ) -> Future<Value> {
+        deriveAsync(at: .pool, cancellationToken: cancellationToken) { result in
+            result.asyncRecoveryStep(policy: policy) { error in try await transform(actor, error) }
+        }
+    }
+
+    /// Turns a failure into the result of another future, started by `transform` isolated to `actor`.
+    ///
+    /// ```swift
+    /// actor Mirrors {
+    ///     var backup = "mirror-b"
+    ///     func download(_ primary: Future<Int>, from fetch: @escaping @Sendable (String) -> Future<Int>) -> Future<Int> {
+    ///         primary.recoverWith(on: self) { mirrors, _ in fetch(mirrors.backup) }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// ### Semantics
+    /// As ``recover(on:cancellationToken:policy:_:)-(A,_,_,_)``, with a future to wait for.
+    ///
+    /// - Parameters:
+    ///   - actor: The actor `transform` is isolated to.
+    ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    ///   - policy: Which errors reach `transform`; by default every error but `CancellationError`.
+    ///   - transform: Returns the fallback future; its first parameter is `actor`, isolated.
+    /// - Returns: A future of the value, or of the fallback's result.
+    public func recoverWith<A: Actor>(
+        on actor: A,
+        cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
+        _ transform: @escaping @Sendable (isolated A, any Error) throws -> Future<Value>
+    ) -> Future<Value> {
+        deriveAsync(at: .pool, cancellationToken: cancellationToken) { result in
+            result.asyncRecoveryStep(policy: policy) { error in try await transform(actor, error).value() }
+        }
+    }
+}

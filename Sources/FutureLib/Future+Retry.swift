@@ -157,3 +157,60 @@ final class Retrying<Value: Sendable>: Sendable {
             )
     }
 }
+
+// MARK: - On the main actor
+
+// A `@MainActor` closure, run on the main queue through the context form (see Internals.md,
+// "One combinator, every form").
+
+extension Future {
+    /// Calls `operation` on the main actor until it succeeds, at most `maxAttempts` times.
+    ///
+    /// ```swift
+    /// @MainActor final class FeedModel {
+    ///     var attempts = 0
+    ///     func reload(_ load: @escaping @Sendable (CancellationToken) -> Future<[String]>) -> Future<[String]> {
+    ///         Future.retry(maxAttempts: 3, backoff: .exponential(initial: .milliseconds(200), maximum: .seconds(2)), on: .mainActor) { token in
+    ///             self.attempts += 1  // main-actor state, no hop
+    ///             return load(token)
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// ### Semantics
+    /// As ``retry(maxAttempts:backoff:clock:on:cancellationToken:shouldRetry:_:)-(_,_,_,ExecutionContext,_,_,_)``; each attempt
+    /// starts on the main actor.
+    ///
+    /// - Parameters:
+    ///   - maxAttempts: How many times `operation` may be called; at least 1.
+    ///   - backoff: How long to wait between attempts.
+    ///   - clock: The clock that measures the waits; ``SystemClock`` by default, a ``ManualClock`` in tests.
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Stops retrying and fails the result with `CancellationError`.
+    ///   - shouldRetry: Whether a failure is worth another attempt; by default every error but
+    ///     `CancellationError`.
+    ///   - operation: Starts one attempt, on the main actor, with a token that the overall
+    ///     `cancellationToken` cancels.
+    /// - Returns: A future of the first successful attempt, or of the last failure.
+    public static func retry(
+        maxAttempts: Int,
+        backoff: Backoff = .immediate,
+        clock: some TimerClock = .system,
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        shouldRetry: @escaping @Sendable (any Error) -> Bool = { !($0 is CancellationError) },
+        _ operation: @escaping @MainActor (CancellationToken) -> Future<Value>
+    ) -> Future<Value> {
+        retry(
+            maxAttempts: maxAttempts,
+            backoff: backoff,
+            clock: clock,
+            on: context.queue,
+            cancellationToken: cancellationToken,
+            shouldRetry: shouldRetry
+        ) { token in
+            MainActor.assumeIsolated { operation(token) }
+        }
+    }
+}

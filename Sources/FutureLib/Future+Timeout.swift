@@ -89,3 +89,31 @@ extension Future {
         timer.cancel(after: delay, clock: clock)
     }
 }
+
+// MARK: - On the main actor
+
+// A `@MainActor` closure, run on the main queue through the context form (see Internals.md,
+// "One combinator, every form").
+
+extension Future {
+    /// Fails with ``FutureError/timeout`` unless this future completes within `delay`; completes on the main actor.
+    ///
+    /// ```swift
+    /// let quick: Future<Int> = Future(value: 1).timeout(after: .seconds(1), on: .mainActor)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - delay: How long to wait. Zero or negative times out at once unless already complete.
+    ///   - clock: The clock that measures `delay`; ``SystemClock`` by default, a ``ManualClock`` in tests.
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    /// - Returns: A future of this future's result, or failing with ``FutureError/timeout``.
+    public func timeout(
+        after delay: Duration,
+        clock: some TimerClock = .system,
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none
+    ) -> Future<Value> {
+        timeout(after: delay, clock: clock, on: context.queue, cancellationToken: cancellationToken)
+    }
+}

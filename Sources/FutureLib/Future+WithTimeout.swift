@@ -91,3 +91,47 @@ extension Future {
         return result
     }
 }
+
+// MARK: - On the main actor
+
+// A `@MainActor` closure, run on the main queue through the context form (see Internals.md,
+// "One combinator, every form").
+
+extension Future {
+    /// Starts `operation` on the main actor with a token that is cancelled after `delay`, and
+    /// fails with ``FutureError/timeout`` if it has not completed by then.
+    ///
+    /// ```swift
+    /// @MainActor final class SearchModel {
+    ///     var pending = 0
+    ///     func search(_ query: @escaping @Sendable (CancellationToken) -> Future<[String]>) -> Future<[String]> {
+    ///         Future.withTimeout(.seconds(2), on: .mainActor) { token in
+    ///             self.pending += 1
+    ///             return query(token)
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// ### Semantics
+    /// As ``withTimeout(_:clock:on:cancellationToken:_:)-(_,_,ExecutionContext,_,_)``; `operation` is called on the main actor.
+    ///
+    /// - Parameters:
+    ///   - delay: How long the operation may take.
+    ///   - clock: The clock that measures `delay`; ``SystemClock`` by default, a ``ManualClock`` in tests.
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Cancels the operation and fails the result with `CancellationError`.
+    ///   - operation: Starts the work, on the main actor, with a token the deadline cancels.
+    /// - Returns: A future of the operation's result, or failing with ``FutureError/timeout``.
+    public static func withTimeout(
+        _ delay: Duration,
+        clock: some TimerClock = .system,
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        _ operation: @escaping @MainActor (CancellationToken) -> Future<Value>
+    ) -> Future<Value> {
+        withTimeout(delay, clock: clock, on: context.queue, cancellationToken: cancellationToken) { token in
+            MainActor.assumeIsolated { operation(token) }
+        }
+    }
+}

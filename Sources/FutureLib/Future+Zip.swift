@@ -83,3 +83,53 @@ struct Futures<each Value: Sendable>: Sendable {
         try future.result!.get()
     }
 }
+
+// MARK: - On the main actor
+
+// A `@MainActor` closure, run on the main queue through the context form (see Internals.md,
+// "One combinator, every form").
+
+extension Future {
+    /// Combines this future with `others` into a future of a tuple, completed on the main actor.
+    ///
+    /// ```swift
+    /// let pair: Future<(Int, String)> = Future(value: 1).zip(Future(value: "a"), on: .mainActor)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - others: The futures to combine with this one.
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+    /// - Returns: A future of all the values.
+    public func zip<each Other: Sendable>(
+        _ others: repeat Future<each Other>,
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none
+    ) -> Future<(Value, repeat each Other)> {
+        zip(repeat each others, on: context.queue, cancellationToken: cancellationToken)
+    }
+}
+
+/// Combines futures of any types into a future of a tuple, completed on the main actor.
+///
+/// ```swift
+/// @MainActor final class ProfileModel {
+///     var title = ""
+///     func show(name: Future<String>, age: Future<Int>) {
+///         zip(name, age, on: .mainActor).onSuccess(on: .mainActor) { name, age in self.title = "\(name), \(age)" }
+///     }
+/// }
+/// ```
+///
+/// - Parameters:
+///   - futures: The futures to combine.
+///   - context: `.mainActor`.
+///   - cancellationToken: Fails the new future with `CancellationError` when cancelled first.
+/// - Returns: A future of all the values, completed on the main actor.
+public func zip<each Value: Sendable>(
+    _ futures: repeat Future<each Value>,
+    on context: MainActorExecutionContext,
+    cancellationToken: CancellationToken = .none
+) -> Future<(repeat each Value)> {
+    zip(repeat each futures, on: context.queue, cancellationToken: cancellationToken)
+}

@@ -158,6 +158,32 @@ public final class Future<Value: Sendable>: Sendable {
         }
     }
 
+    /// Creates a future completed by running `work` on the main actor.
+    ///
+    /// ```swift
+    /// @MainActor final class Form {
+    ///     var name = "Ada"
+    ///     func snapshot() -> Future<String> { Future(on: .mainActor) { self.name } }
+    /// }
+    /// ```
+    ///
+    /// ### Cancellation
+    /// As ``init(on:cancellationToken:_:)``: a token cancelled before `work` starts skips it.
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Cancels the future (and skips `work` if it has not started).
+    ///   - work: Produces the value, or throws the error the future fails with.
+    public convenience init(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        _ work: @escaping @MainActor () throws -> Value
+    ) {
+        self.init(on: context.queue, cancellationToken: cancellationToken) {
+            try MainActor.assumeIsolated { try work() }
+        }
+    }
+
     /// Creates a future completed by running async `work` in a new task.
     ///
     /// The task runs on FutureLib's own threads, not on Swift's cooperative pool, so blocking on

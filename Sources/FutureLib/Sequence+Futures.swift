@@ -239,3 +239,56 @@ extension Sequence {
         return first
     }
 }
+
+// MARK: - On the main actor
+
+// A `@MainActor` closure, run on the main queue through the context form (see Internals.md,
+// "One combinator, every form").
+
+extension Sequence where Element: Sendable {
+    /// Starts `task` for each element on the main actor, and collects the values in order.
+    ///
+    /// ```swift
+    /// let pages: Future<[Int]> = [1, 2].traverse(on: .mainActor) { Future(value: $0 * 10) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Fails the result with `CancellationError` and stops starting tasks.
+    ///   - maxConcurrency: The most tasks running at once, at least 1; `nil` for no cap.
+    ///   - task: Starts the work for one element, on the main actor.
+    /// - Returns: A future of all values, in input order.
+    public func traverse<U: Sendable>(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        maxConcurrency: Int? = nil,
+        _ task: @escaping @MainActor (Element) -> Future<U>
+    ) -> Future<[U]> {
+        traverse(on: context.queue, cancellationToken: cancellationToken, maxConcurrency: maxConcurrency) { element in
+            MainActor.assumeIsolated { task(element) }
+        }
+    }
+
+    /// Combines the values in input order with `combine`, called on the main actor.
+    ///
+    /// ```swift
+    /// let total: Future<Int> = [Future(value: 1), Future(value: 2)].fold(on: .mainActor, initial: 0) { $0 + $1 }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Fails the result with `CancellationError` when cancelled first.
+    ///   - initial: The value to start from.
+    ///   - combine: Adds one value to the accumulated one.
+    /// - Returns: A future of the accumulated value.
+    public func fold<T: Sendable, U: Sendable>(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        initial: U,
+        combine: @escaping @MainActor (U, T) throws -> U
+    ) -> Future<U> where Element == Future<T> {
+        fold(on: context.queue, cancellationToken: cancellationToken, initial: initial) { accumulated, value in
+            try MainActor.assumeIsolated { try combine(accumulated, value) }
+        }
+    }
+}

@@ -400,4 +400,43 @@ struct FutureCallbacksTests {
         release.fire()
         await completing
     }
+
+    // MARK: - Async onFailure
+
+    @Test func `async onFailure gets the error in a task, skips a CancellationError by default, and gets its token's`() async {
+        let errors = Locked<[Int]>([])
+        let reported = Promise<Void>()
+        Future<Int>(error: TestFailure(code: 1)).onFailure { error in
+            await Task.yield()
+            errors.withLock { $0.append((error as? TestFailure)?.code ?? -1) }
+            reported.fulfill(())
+        }
+        let skipped = Counter()
+        Future<Int>(error: CancellationError()).onFailure { _ in
+            await Task.yield()
+            skipped.increment()
+        }
+        let all = Promise<Void>()
+        Future<Int>(error: CancellationError()).onFailure(policy: .allErrors) { _ in
+            await Task.yield()
+            all.fulfill(())
+        }
+        let own = Promise<Bool>()
+        Promise<Int>().future.onFailure(cancellationToken: .cancelled) { error in
+            await Task.yield()
+            own.fulfill(error is CancellationError)
+        }
+        let onMain = Promise<Void>()
+        Future<Int>(error: TestFailure(code: 2)).onFailure(on: .mainActor) { _ in
+            MainActor.assertIsolated()
+            await Task.yield()
+            onMain.fulfill(())
+        }
+        _ = try? await reported.future.value()
+        _ = try? await all.future.value()
+        _ = try? await onMain.future.value()
+        #expect(errors.value == [1])
+        #expect((try? await own.future.value()) == true)
+        #expect(skipped.value == 0)
+    }
 }

@@ -62,7 +62,8 @@ struct FutureStreamCreateTests {
         #expect(stream.isFinished)
         #expect(calls.value == 0)
         let errors = Locked<[any Error]>([])
-        stream.onFailure(on: .synchronous) { error in errors.withLock { $0.append(error) } }
+        // The stream's own CancellationError: `policy: .allErrors`, as for a future's `onFailure`.
+        stream.onFailure(on: .synchronous, policy: .allErrors) { error in errors.withLock { $0.append(error) } }
         #expect(errors.value.count == 1)
         #expect(errors.value.first is CancellationError)
     }

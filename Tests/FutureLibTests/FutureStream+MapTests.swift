@@ -223,4 +223,64 @@ struct FutureStreamMapTests {
         source.finish()
         #expect(counter.deallocated == 1)
     }
+
+    // MARK: - Async and actor forms
+
+    @Test func `async map awaits one value at a time, in order, and passes errors on`() async {
+        let running = Locked(0)
+        let overlaps = Counter()
+        let mapped = Self.stream(Array(0..<50), failingAfterNine: true).map { value in
+            if running.withLock({ $0 += 1; return $0 }) > 1 { overlaps.increment() }
+            await Task.yield()
+            running.withLock { $0 -= 1 }
+            return value * 2
+        }
+        let recorder = await Self.recorded(mapped)
+        #expect(recorder.values == (0..<50).map { $0 * 2 })
+        #expect(recorder.errors.count == 1)
+        #expect(overlaps.value == 0)
+    }
+
+    @Test func `async map on .mainActor runs on the main actor; a throw becomes an error of the new stream`() async {
+        let mapped = Self.stream([1, 2]).map(on: .mainActor) { value in
+            MainActor.assertIsolated()
+            await Task.yield()
+            if value == 2 { throw TestFailure(code: 2) }
+            return value
+        }
+        let recorder = await Self.recorded(mapped)
+        #expect(recorder.values == [1])
+        #expect((recorder.errors.first as? TestFailure)?.code == 2)
+    }
+
+    actor Rates {
+        var rate = 3
+    }
+
+    @Test func `map on an actor is isolated to it`() async {
+        let rates = Rates()
+        let mapped = Self.stream([1, 2, 3]).map(on: rates) { rates, value in value * rates.rate }
+        #expect(await Self.recorded(mapped).values == [3, 6, 9])
+    }
+
+    @Test func `async map: a cancelled token cancels the running task and finishes the new stream at once`() async {
+        let promise = StreamPromise<Int>(capacity: 0)
+        let request = CancellationRequest()
+        let started = Promise<Void>()
+        let sawCancellation = Promise<Bool>()
+        let mapped = promise.stream.map(cancellationToken: request.token) { value in
+            started.fulfill(())
+            while !Task.isCancelled { await Task.yield() }
+            sawCancellation.fulfill(true)
+            return value
+        }
+        let recorder = StreamRecorder<Int>().record(mapped)
+        promise.fulfill(1)
+        _ = try? await started.future.value()
+        request.cancel()
+        #expect(recorder.isFinished)
+        #expect(recorder.errors.count == 1 && recorder.errors.first is CancellationError)
+        #expect((try? await sawCancellation.future.value()) == true)
+        #expect(recorder.values.isEmpty)
+    }
 }

@@ -16,6 +16,101 @@ struct FutureStreamRecoverTests {
         errors.map { ($0 as? TestFailure)?.code ?? -1 }
     }
 
+    // MARK: - ErrorPolicy: the futures' defaults
+
+    @Test func `recover, recoverWith and mapError pass a CancellationError on by default, as futures do`() async {
+        let source = Self.finished([.failure(CancellationError()), .failure(TestFailure(code: 1))])
+        let recovered = StreamRecorder<Int>().record(source.recover(on: .synchronous) { _ in 0 })
+        let awaited = StreamRecorder<Int>().record(source.recoverWith(on: .synchronous) { _ in Future(value: 0) })
+        let merged = StreamRecorder<Int>().record(
+            source.recoverWith(on: .synchronous) { _ -> FutureStream<Int> in FutureStream(value: 0) })
+        let mapped = StreamRecorder<Int>().record(source.mapError(on: .synchronous) { _ in TestFailure(code: 9) })
+        for recorder in [recovered, awaited, merged] {
+            await recorder.finished()
+            #expect(recorder.errors.count == 1 && recorder.errors.first is CancellationError)
+            #expect(recorder.values == [0])
+        }
+        await mapped.finished()
+        #expect(mapped.errors.first is CancellationError)
+        #expect(Self.codes(Array(mapped.errors.dropFirst())) == [9])
+    }
+
+    @Test func `policy allErrors hands a CancellationError to recover, recoverWith and mapError`() async {
+        let source = Self.finished([.failure(CancellationError())])
+        let recovered = StreamRecorder<Int>().record(source.recover(on: .synchronous, policy: .allErrors) { _ in 0 })
+        let awaited = StreamRecorder<Int>().record(
+            source.recoverWith(on: .synchronous, policy: .allErrors) { _ in Future(value: 0) })
+        let mapped = StreamRecorder<Int>().record(
+            source.mapError(on: .synchronous, policy: .allErrors) { _ in TestFailure(code: 9) })
+        await recovered.finished()
+        await awaited.finished()
+        await mapped.finished()
+        #expect(recovered.values == [0] && recovered.errors.isEmpty)
+        #expect(awaited.values == [0] && awaited.errors.isEmpty)
+        #expect(Self.codes(mapped.errors) == [9])
+    }
+
+    @Test func `onFailure skips the stream's CancellationError by default; the token's own still reaches it`() async {
+        let source = Self.finished([.failure(CancellationError()), .failure(TestFailure(code: 1))])
+        let byDefault = Locked<[any Error]>([])
+        let all = Locked<[any Error]>([])
+        source.onFailure(on: .synchronous) { error in byDefault.withLock { $0.append(error) } }
+        source.onFailure(on: .synchronous, policy: .allErrors) { error in all.withLock { $0.append(error) } }
+        #expect(Self.codes(byDefault.value) == [1])
+        #expect(all.value.count == 2 && all.value.first is CancellationError)
+        let own = Locked<[any Error]>([])
+        StreamPromise<Int>().stream.onFailure(on: .synchronous, cancellationToken: .cancelled) { error in
+            own.withLock { $0.append(error) }
+        }
+        #expect(own.value.count == 1 && own.value.first is CancellationError)
+    }
+
+    @Test func `Future recoverWith a stream passes a CancellationError on by default`() async {
+        let passed = StreamRecorder<Int>().record(
+            Future<Int>(error: CancellationError()).recoverWith(capacity: 1) { _ in FutureStream(value: 0) })
+        let recovered = StreamRecorder<Int>().record(
+            Future<Int>(error: CancellationError()).recoverWith(capacity: 1, policy: .allErrors) { _ in
+                FutureStream(value: 0)
+            })
+        await passed.finished()
+        await recovered.finished()
+        #expect(passed.errors.count == 1 && passed.errors.first is CancellationError && passed.values.isEmpty)
+        #expect(recovered.values == [0])
+    }
+
+    // MARK: - Async and actor forms
+
+    @Test func `async recover runs in order and keeps the policy`() async {
+        let source = Self.finished([
+            .success(1), .failure(TestFailure(code: 2)), .failure(CancellationError()), .success(4),
+        ])
+        let recorder = StreamRecorder<Int>().record(
+            source.recover { error in
+                await Task.yield()
+                return (error as? TestFailure)?.code ?? -1
+            })
+        await recorder.finished()
+        #expect(recorder.values == [1, 2, 4])
+        #expect(recorder.errors.count == 1 && recorder.errors.first is CancellationError)
+    }
+
+    actor Fallbacks {
+        var calls = 0
+    }
+
+    @Test func `recover on an actor is isolated to it`() async {
+        let fallbacks = Fallbacks()
+        let recorder = StreamRecorder<Int>().record(
+            Self.finished([.failure(TestFailure(code: 1)), .success(2), .failure(TestFailure(code: 3))])
+                .recover(on: fallbacks) { fallbacks, _ in
+                    fallbacks.calls += 1
+                    return fallbacks.calls * 10
+                })
+        await recorder.finished()
+        #expect(recorder.values == [10, 2, 20])
+        #expect(await fallbacks.calls == 2)
+    }
+
     // MARK: - FutureStream.recoverWith { error -> FutureStream }
 
     @Test func `recoverWith a stream replaces each error with that stream's results`() async {

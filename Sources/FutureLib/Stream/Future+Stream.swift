@@ -34,10 +34,11 @@ extension Future {
 
     /// Continues an error with the stream `transform` returns; a value becomes a stream of that value.
     ///
-    /// SimpleFutures' `recoverWith(capacity:) { error -> FutureStream<T> in … }`. If this future
-    /// succeeds, the new stream gets its value and finishes. If it fails, the new stream gets every
-    /// result of the stream `transform` returns (starting with those it keeps) and finishes with
-    /// it; if `transform` throws, the new stream gets that error and finishes.
+    /// If this future succeeds, the new stream gets its value and finishes. If it fails, the new
+    /// stream gets every result of the stream `transform` returns (starting with those it keeps)
+    /// and finishes with it; if `transform` throws, the new stream gets that error and finishes. A
+    /// `CancellationError` is not recovered from unless `policy` is ``ErrorPolicy/allErrors``: the
+    /// new stream gets it and finishes.
     ///
     /// ```swift
     /// let readings: FutureStream<Reading> = fetchLastReading().recoverWith(capacity: 10) { _ in
@@ -54,19 +55,75 @@ extension Future {
     ///   - capacity: How many of the latest results the new stream keeps for late subscribers.
     ///   - context: Where `transform` runs. Defaults to ``ExecutionContext/default``.
     ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - policy: Which errors reach `transform`: by default every error but `CancellationError`,
+    ///     which passes on unchanged. See ``ErrorPolicy``.
     ///   - transform: Returns the stream to continue with after an error.
     /// - Returns: A stream of this future's value, or of the recovery stream's results.
     public func recoverWith(
         capacity: Int,
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
         _ transform: @escaping @Sendable (any Error) throws -> FutureStream<Value>
     ) -> FutureStream<Value> {
         continueWithStream(capacity: capacity, on: context, cancellationToken: cancellationToken) { result in
             switch result {
             case .success(let value): FutureStream(value: value)
-            case .failure(let error): try transform(error)
+            case .failure(let error) where policy.handles(error): try transform(error)
+            case .failure(let error): FutureStream(error: error)
             }
+        }
+    }
+
+    /// Continues the value with the stream `transform`, called on the main actor, returns.
+    ///
+    /// ```swift
+    /// let readings: FutureStream<Int> = Future(value: 2).flatMap(capacity: 10, on: .mainActor) { count in
+    ///     FutureStream(value: count * 10)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - capacity: How many of the latest results the new stream keeps for late subscribers.
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - transform: Returns the stream for the value.
+    /// - Returns: A stream of the inner stream's results.
+    public func flatMap<U: Sendable>(
+        capacity: Int,
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @MainActor (Value) throws -> FutureStream<U>
+    ) -> FutureStream<U> {
+        flatMap(capacity: capacity, on: context.queue, cancellationToken: cancellationToken) { value in
+            try MainActor.assumeIsolated { try transform(value) }
+        }
+    }
+
+    /// Continues an error with the stream `transform`, called on the main actor, returns.
+    ///
+    /// ```swift
+    /// let readings: FutureStream<Int> = Future<Int>(error: FutureError.timeout)
+    ///     .recoverWith(capacity: 10, on: .mainActor) { _ in FutureStream(value: 0) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - capacity: How many of the latest results the new stream keeps for late subscribers.
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - policy: Which errors reach `transform`: by default every error but `CancellationError`,
+    ///     which passes on unchanged. See ``ErrorPolicy``.
+    ///   - transform: Returns the stream to continue with after an error.
+    /// - Returns: A stream of this future's value, or of the recovery stream's results.
+    public func recoverWith(
+        capacity: Int,
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        policy: ErrorPolicy = .allErrorsExceptCancellation,
+        _ transform: @escaping @MainActor (any Error) throws -> FutureStream<Value>
+    ) -> FutureStream<Value> {
+        recoverWith(capacity: capacity, on: context.queue, cancellationToken: cancellationToken, policy: policy) { error in
+            try MainActor.assumeIsolated { try transform(error) }
         }
     }
 

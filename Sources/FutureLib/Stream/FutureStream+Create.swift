@@ -47,8 +47,7 @@ extension FutureStream {
 
     /// Creates a stream whose one result comes from running `work` on `context`.
     ///
-    /// SimpleFutures' `futureStream(context:) { … }`: the stream gets `work`'s value, or the
-    /// error it throws, and finishes. Subscribers added before or after that see the result, as
+    /// The stream gets `work`'s value, or the error it throws, and finishes. Subscribers added before or after that see the result, as
     /// long as `capacity` keeps it.
     ///
     /// ```swift
@@ -85,7 +84,7 @@ extension FutureStream {
 
     /// How many results the stream keeps now, for subscribers that come later.
     ///
-    /// At most ``capacity``: SimpleFutures' `count`. It grows with each result until `capacity` is
+    /// At most ``capacity``. It grows with each result until `capacity` is
     /// reached, and stays there (the oldest result is dropped for each new one).
     ///
     /// ```swift

@@ -158,3 +158,210 @@ extension FutureStream {
         }
     }
 }
+
+// MARK: - On the main actor
+
+// A `@MainActor` closure, run on the main queue through the context form.
+
+extension FutureStream {
+    /// Transforms each value with `transform`, on the main actor.
+    ///
+    /// ```swift
+    /// let labels: FutureStream<String> = FutureStream(value: 1).map(on: .mainActor) { "\($0)" }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Stops the new stream early.
+    ///   - transform: Turns a value into the new value.
+    /// - Returns: A stream of the transformed values.
+    public func map<U: Sendable>(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @MainActor (Value) throws -> U
+    ) -> FutureStream<U> {
+        map(on: context.queue, cancellationToken: cancellationToken) { value in
+            try MainActor.assumeIsolated { try transform(value) }
+        }
+    }
+
+    /// Keeps the values that `isIncluded`, called on the main actor, accepts.
+    ///
+    /// ```swift
+    /// let positive: FutureStream<Int> = FutureStream(value: 1).filter(on: .mainActor) { $0 > 0 }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Stops the new stream early.
+    ///   - isIncluded: The test a value must pass.
+    /// - Returns: A stream of the values that pass.
+    public func filter(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        _ isIncluded: @escaping @MainActor (Value) throws -> Bool
+    ) -> FutureStream<Value> {
+        filter(on: context.queue, cancellationToken: cancellationToken) { value in
+            try MainActor.assumeIsolated { try isIncluded(value) }
+        }
+    }
+
+    /// Runs `sideEffect` with each result on the main actor, then passes it on.
+    ///
+    /// ```swift
+    /// let logged: FutureStream<Int> = FutureStream(value: 1).andThen(on: .mainActor) { print($0) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Stops the new stream early.
+    ///   - sideEffect: Observes each result.
+    /// - Returns: A stream of the same results.
+    @discardableResult
+    public func andThen(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        _ sideEffect: @escaping @MainActor (Result<Value, any Error>) -> Void
+    ) -> FutureStream<Value> {
+        andThen(on: context.queue, cancellationToken: cancellationToken) { result in
+            MainActor.assumeIsolated { sideEffect(result) }
+        }
+    }
+
+    /// Continues every value with the future `transform`, called on the main actor, returns.
+    ///
+    /// ```swift
+    /// @MainActor final class Lookup {
+    ///     var prefix = "user "
+    ///     func names(_ ids: FutureStream<Int>) -> FutureStream<String> {
+    ///         ids.flatMap(on: .mainActor) { id in Future(value: self.prefix + "\(id)") }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Stops the new stream early.
+    ///   - transform: Starts the next step for a value.
+    /// - Returns: A stream of the futures' results.
+    public func flatMap<U: Sendable>(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @MainActor (Value) throws -> Future<U>
+    ) -> FutureStream<U> {
+        flatMap(on: context.queue, cancellationToken: cancellationToken) { value in
+            try MainActor.assumeIsolated { try transform(value) }
+        }
+    }
+
+    /// Continues every value with the stream `transform`, called on the main actor, returns.
+    ///
+    /// ```swift
+    /// let merged: FutureStream<Int> = FutureStream(value: 1).flatMap(on: .mainActor) { value -> FutureStream<Int> in
+    ///     FutureStream(value: value * 10)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Stops the new stream early.
+    ///   - transform: Returns the stream for a value.
+    /// - Returns: A stream of the inner streams' results.
+    public func flatMap<U: Sendable>(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @MainActor (Value) throws -> FutureStream<U>
+    ) -> FutureStream<U> {
+        flatMap(on: context.queue, cancellationToken: cancellationToken) { value in
+            try MainActor.assumeIsolated { try transform(value) }
+        }
+    }
+}
+
+// MARK: - Async closures
+
+// `transform` runs in a task on FutureLib's threads (or the context's), one call at a time and in
+// order: the next value waits until `transform` returned for this one. The token cancels the task.
+
+extension FutureStream {
+    /// Transforms every value with async `transform`, one call at a time, in order.
+    ///
+    /// ```swift
+    /// let labels: FutureStream<String> = FutureStream(value: 7).map { id in
+    ///     try await Task.sleep(for: .milliseconds(1))
+    ///     return "user \(id)"
+    /// }
+    /// ```
+    ///
+    /// ### Semantics
+    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)->U)``, except that `transform` runs in a task,
+    /// and the next value waits until it has returned for this one. A token cancelled while it runs
+    /// cancels its task; the new stream gets `CancellationError` and finishes at once.
+    ///
+    /// - Parameters:
+    ///   - context: Where the tasks' jobs run. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels the task and finishes the new stream.
+    ///   - transform: Turns a value into the new value.
+    /// - Returns: A stream of the transformed values.
+    public func map<U: Sendable>(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @Sendable @concurrent (Value) async throws -> U
+    ) -> FutureStream<U> {
+        map(at: .on(context), cancellationToken: cancellationToken) { value in try await transform(value) }
+    }
+}
+
+// MARK: - Async closures on the main actor
+
+extension FutureStream {
+    /// Transforms every value with async `transform`, in a task on the main actor, one call at a time, in order.
+    ///
+    /// ```swift
+    /// let labels: FutureStream<String> = FutureStream(value: 7).map(on: .mainActor) { id in
+    ///     await Task.yield()
+    ///     return "user \(id)"
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Cancels the task and finishes the new stream.
+    ///   - transform: Turns a value into the new value.
+    /// - Returns: A stream of the transformed values.
+    public func map<U: Sendable>(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @MainActor (Value) async throws -> U
+    ) -> FutureStream<U> {
+        map(at: .mainActor, cancellationToken: cancellationToken) { value in try await transform(value) }
+    }
+}
+
+// MARK: - Isolated to an actor
+
+extension FutureStream {
+    /// Transforms every value with `transform`, isolated to `actor`, one call at a time, in order.
+    ///
+    /// ```swift
+    /// actor Prices {
+    ///     var rate = 2
+    ///     func converted(_ amounts: FutureStream<Int>) -> FutureStream<Int> {
+    ///         amounts.map(on: self) { prices, amount in amount * prices.rate }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - actor: The actor `transform` is isolated to.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - transform: Turns a value into the new value; its first parameter is `actor`, isolated.
+    /// - Returns: A stream of the transformed values.
+    public func map<A: Actor, U: Sendable>(
+        on actor: A,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @Sendable (isolated A, Value) throws -> U
+    ) -> FutureStream<U> {
+        map(at: .pool, cancellationToken: cancellationToken) { value in try await transform(actor, value) }
+    }
+}

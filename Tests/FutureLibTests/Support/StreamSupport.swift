@@ -81,3 +81,11 @@ extension FutureStream {
         _ = try? await done.future.value()
     }
 }
+
+/// Suspends until `condition` holds: for handlers of separate subscribers (or tasks), whose
+/// relative order no rule fixes. The suite's time limit ends a wait that never succeeds.
+func waitUntil(_ condition: @Sendable () async -> Bool) async {
+    while await !condition() {
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+}

@@ -171,7 +171,7 @@ extension Future {
     /// ```
     ///
     /// ### Semantics
-    /// As ``onFailure(on:cancellationToken:policy:_:)-(_,_,_,(Error)->Void)``, except that `f` runs
+    /// As `onFailure(on:cancellationToken:policy:_:)`, except that `f` runs
     /// in a task of its own, which the token cancels.
     ///
     /// - Parameters:

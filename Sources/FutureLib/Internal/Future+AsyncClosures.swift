@@ -77,97 +77,85 @@ extension Result where Success: Sendable, Failure == any Error {
 
 extension FutureStream {
     /// Subscribes `handler`, which gets this stream's events one at a time, in order, each awaited
-    /// before the next: in one task at a time at `placement`, cancelled by `cancellationToken`.
-    /// Results still queued when the token fires are dropped; `.cancelled` then follows.
+    /// before the next (``SerialJobs``). Results not yet delivered when the token fires are
+    /// dropped; `.cancelled` then follows.
     func subscribe(
         at placement: TaskPlacement,
         cancellationToken: CancellationToken,
         wantsResults: Bool = true,
         _ handler: @escaping @Sendable (StreamEvent<Value>) async -> Void
     ) {
-        let events = SerialEvents(placement: placement, cancellationToken: cancellationToken, handler: handler)
+        let jobs = SerialJobs(placement: placement, cancellationToken: cancellationToken)
         subscribe(on: .synchronous, cancellationToken: cancellationToken, wantsResults: wantsResults) { event in
-            events.enqueue(event)
+            jobs.enqueue {
+                if case .result = event, cancellationToken.isCancellationRequested { return }
+                await handler(event)
+            }
         }
     }
 
-    /// The async forms' ``derive(on:cancellationToken:_:finished:)``: a stream of the same capacity
-    /// fed with what async `step` gives for each result of this stream (nothing, or a result),
-    /// awaited in order, at `placement`.
+    /// ``derive(on:cancellationToken:_:finished:)`` for the async forms: the new stream gets what
+    /// async `step` gives for each result of this stream (nothing, or a result), awaited in order
+    /// (``SerialJobs``), and finishes after the last one.
     func deriveAsync<U: Sendable>(
         at placement: TaskPlacement,
         cancellationToken: CancellationToken,
         _ step: @escaping @Sendable (Result<Value, any Error>) async -> Result<U, any Error>?
     ) -> FutureStream<U> {
-        let derived = FutureStream<U>(capacity: capacity)
-        if derived.failIfCancelled(cancellationToken) { return derived }
-        derived.cancelOnRequest(of: cancellationToken)
-        subscribe(at: placement, cancellationToken: cancellationToken) { event in
-            switch event {
-            case .result(let result):
-                guard !cancellationToken.isCancellationRequested, let next = await step(result),
-                    // Cancelled while `step` ran: the token's one `CancellationError` ends the stream.
-                    !cancellationToken.isCancellationRequested
-                else { return }
-                derived.publish(next)
-            case .finished:
-                derived.finish()
-            case .cancelled:
-                derived.cancelAndFinish()  // done already by `cancelOnRequest`; a no-op then
-            }
-        }
-        return derived
+        let jobs = SerialJobs(placement: placement, cancellationToken: cancellationToken)
+        return derive(
+            on: .synchronous,
+            cancellationToken: cancellationToken,
+            { result, derived in
+                jobs.enqueue {
+                    guard !cancellationToken.isCancellationRequested, let next = await step(result),
+                        // Cancelled while `step` ran: the token's one `CancellationError` ends the stream.
+                        !cancellationToken.isCancellationRequested
+                    else { return }
+                    derived.publish(next)
+                }
+            },
+            finished: { derived in jobs.enqueue { derived.finish() } }
+        )
     }
 }
 
-/// A stream subscriber's events, handed to an async handler one at a time: a task drains the queue
-/// while it is not empty, and the next event starts a new one.
-final class SerialEvents<Value: Sendable>: Sendable {
+/// Async jobs run one at a time, in the order they were enqueued: a task at `placement` (cancelled
+/// by the token) drains the queue while it is not empty, and the next job starts a new one.
+final class SerialJobs: Sendable {
+    typealias Job = @Sendable () async -> Void
+
     private let placement: TaskPlacement
     private let cancellationToken: CancellationToken
-    private let handler: @Sendable (StreamEvent<Value>) async -> Void
-    private let state = Lock((queue: [StreamEvent<Value>](), isDraining: false))
+    private let state = Lock((jobs: [Job](), isDraining: false))
 
-    init(
-        placement: TaskPlacement,
-        cancellationToken: CancellationToken,
-        handler: @escaping @Sendable (StreamEvent<Value>) async -> Void
-    ) {
+    init(placement: TaskPlacement, cancellationToken: CancellationToken) {
         self.placement = placement
         self.cancellationToken = cancellationToken
-        self.handler = handler
     }
 
-    func enqueue(_ event: StreamEvent<Value>) {
-        let (startsDrain, dropped) = state.withLock { state in
-            var dropped: [StreamEvent<Value>] = []
-            if case .cancelled = event {
-                // The token fired: what was not delivered yet is dropped, as on a context.
-                dropped = state.queue
-                state.queue = state.queue.filter(\.isTerminal)
-            }
-            state.queue.append(event)
-            guard !state.isDraining else { return (false, dropped) }
+    func enqueue(_ job: @escaping Job) {
+        let startsDrain = state.withLock { state in
+            state.jobs.append(job)
+            guard !state.isDraining else { return false }
             state.isDraining = true
-            return (true, dropped)
+            return true
         }
-        withExtendedLifetime(dropped) {}  // user values are released outside the lock
         if startsDrain { placement.start(cancellationToken: cancellationToken) { await self.drain() } }
     }
 
     private func drain() async {
         while true {
-            let batch = state.withLock { state in
-                let batch = state.queue
-                state.queue = []
-                if batch.isEmpty { state.isDraining = false }
-                return batch
+            // Taken out of the lock as a whole: the jobs (and the user values they hold) are
+            // released outside it.
+            let jobs = state.withLock { state in
+                let jobs = state.jobs
+                state.jobs = []
+                if jobs.isEmpty { state.isDraining = false }
+                return jobs
             }
-            if batch.isEmpty { return }
-            for event in batch {
-                if case .result = event, cancellationToken.isCancellationRequested { continue }
-                await handler(event)
-            }
+            if jobs.isEmpty { return }
+            for job in jobs { await job() }
         }
     }
 }

@@ -50,7 +50,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Semantics
-    /// As ``onComplete(on:cancellationToken:_:)-(ExecutionContext,_,_)``, except that `f` gets only the values: never an
+    /// As `onComplete(on:cancellationToken:_:)`, except that `f` gets only the values: never an
     /// error, and nothing when `cancellationToken` is cancelled (it is just unsubscribed and released).
     ///
     /// - Parameters:
@@ -75,7 +75,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Semantics
-    /// As ``onComplete(on:cancellationToken:_:)-(ExecutionContext,_,_)``, except that `f` gets only the errors, including
+    /// As `onComplete(on:cancellationToken:_:)`, except that `f` gets only the errors, including
     /// one `CancellationError` when `cancellationToken` is cancelled.
     ///
     /// ### Cancellation is not a failure to report, by default
@@ -150,7 +150,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Semantics
-    /// As ``onComplete(on:cancellationToken:_:)-(ExecutionContext,_,_)``; `f` runs on the main actor.
+    /// As `onComplete(on:cancellationToken:_:)`; `f` runs on the main actor.
     ///
     /// - Parameters:
     ///   - context: `.mainActor`.
@@ -256,7 +256,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Semantics
-    /// As ``onComplete(on:cancellationToken:_:)-(ExecutionContext,_,_)``, except that `f` runs in a
+    /// As `onComplete(on:cancellationToken:_:)`, except that `f` runs in a
     /// task, and the next result waits until `f` has returned for this one. A token cancelled while
     /// `f` runs cancels its task, drops the results not delivered yet, and `f` then gets one
     /// `CancellationError`.
@@ -449,7 +449,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Semantics
-    /// As the async ``onComplete(on:cancellationToken:_:)-(_,_,(Result<Value,Error>)async->Void)``,
+    /// As the async `onComplete(on:cancellationToken:_:)`,
     /// with `f` isolated to `actor`.
     ///
     /// - Parameters:
@@ -516,9 +516,9 @@ extension FutureStream {
     /// Calls `f` once, isolated to `actor`, when the stream finishes.
     ///
     /// ```swift
-    /// actor Progress {
+    /// actor Upload {
     ///     var isDone = false
-    ///     func watch(_ stream: FutureStream<Int>) { stream.onFinish(on: self) { progress in progress.isDone = true } }
+    ///     func watch(_ stream: FutureStream<Int>) { stream.onFinish(on: self) { upload in upload.isDone = true } }
     /// }
     /// ```
     ///

@@ -10,7 +10,8 @@ extension FutureStream {
     ///
     /// ### Semantics (every stream combinator)
     /// - The new stream has this stream's ``capacity``, gets the results this stream keeps at
-    ///   once (as any late subscriber), and finishes when this stream finishes.
+    ///   once (as any late subscriber), and finishes when this stream finishes (`flatMap` and
+    ///   `recoverWith`: and every future or stream their closure started has completed or finished).
     /// - `transform` runs on `context` once per result, one call at a time, in order, so the new
     ///   stream keeps the order of this one even on a concurrent context.
     /// - When `cancellationToken` is cancelled, the new stream gets `CancellationError` and finishes
@@ -44,7 +45,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Cancellation
-    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)->U)``; a cancelled token also stops waiting for the futures
+    /// As `map(on:cancellationToken:_:)`; a cancelled token also stops waiting for the futures
     /// (they themselves are not cancelled: give them the token too).
     ///
     /// - Parameters:
@@ -77,7 +78,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Cancellation
-    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)->U)``; a cancelled token also unsubscribes from the inner
+    /// As `map(on:cancellationToken:_:)`; a cancelled token also unsubscribes from the inner
     /// streams.
     ///
     /// - Parameters:
@@ -294,7 +295,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Semantics
-    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)->U)``, except that `transform` runs in a task,
+    /// As `map(on:cancellationToken:_:)`, except that `transform` runs in a task,
     /// and the next value waits until it has returned for this one. A token cancelled while it runs
     /// cancels its task; the new stream gets `CancellationError` and finishes at once.
     ///

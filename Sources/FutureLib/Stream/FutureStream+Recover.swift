@@ -10,7 +10,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Cancellation
-    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)->U)``: a cancelled token is never turned into a value; the
+    /// As `map(on:cancellationToken:_:)`: a cancelled token is never turned into a value; the
     /// new stream gets `CancellationError` and finishes.
     ///
     /// - Parameters:
@@ -79,7 +79,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Cancellation
-    /// As ``map(on:cancellationToken:_:)-(_,_,(Value)->U)``; a cancelled token also unsubscribes from the recovery
+    /// As `map(on:cancellationToken:_:)`; a cancelled token also unsubscribes from the recovery
     /// streams.
     ///
     /// - Parameters:
@@ -253,7 +253,7 @@ extension FutureStream {
     /// ```
     ///
     /// ### Semantics
-    /// As ``recover(on:cancellationToken:policy:_:)-(_,_,_,(Error)->Value)``, except that `transform`
+    /// As `recover(on:cancellationToken:policy:_:)`, except that `transform`
     /// runs in a task, and the next result waits until it has returned.
     ///
     /// - Parameters:

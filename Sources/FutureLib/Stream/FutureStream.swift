@@ -5,10 +5,9 @@ public import ConcurrencyHelpers  // public: inlinable code uses its lock
 /// A future completes once; a stream delivers any number of results (values or errors), in
 /// order, until it finishes. Its ``StreamPromise`` (or an adapter such as
 /// `FutureStream(capacity:method:)` or `FutureStream(capacity:cancellationToken:_:)` over an
-/// `AsyncSequence`) writes the results; subscribers read them with ``onSuccess(on:cancellationToken:_:)-(_,_,(Value)->Void)``,
-/// ``onFailure(on:cancellationToken:_:)-(_,_,(Error)->Void)``, ``onComplete(on:cancellationToken:_:)-(ExecutionContext,_,_)`` and
-/// ``onFinish(on:cancellationToken:_:)-(_,_,()->Void)``, with the combinators (`map`, `flatMap`, `filter`,
-/// `recover`, …), or with `for try await value in stream.values`.
+/// `AsyncSequence`) writes the results; subscribers read them with `onSuccess`, `onFailure`,
+/// `onComplete` and `onFinish`, with the combinators (`map`, `flatMap`, `filter`, `recover`, …),
+/// or with `for try await value in stream.values`.
 ///
 /// ```swift
 /// let readings = StreamPromise<Double>(capacity: 10)
@@ -38,7 +37,7 @@ public import ConcurrencyHelpers  // public: inlinable code uses its lock
 /// ### Finishing
 /// ``StreamPromise/finish()`` ends the stream; so does dropping the last reference to its
 /// promise. Each subscriber then gets its remaining results, then the end
-/// (``onFinish(on:cancellationToken:_:)-(_,_,()->Void)`` runs), and its handler is released. A subscriber added
+/// (`onFinish(on:cancellationToken:_:)` runs), and its handler is released. A subscriber added
 /// after the end gets the kept results and then the end at once. Results written after the end are
 /// ignored.
 public final class FutureStream<Value: Sendable>: Sendable {

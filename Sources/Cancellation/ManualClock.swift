@@ -196,7 +196,7 @@ public final class ManualClock: TimerClock {
     /// let reply = Promise<Int>()
     /// let waiting = Task { try await reply.future.value(timeout: .seconds(5), clock: clock) }
     /// await clock.waitForPendingTimers()   // the task is waiting, its deadline armed
-    /// clock.advance(by: .seconds(5))       // so this fires it: the task throws FutureError.timeout
+    /// await clock.advance(by: .seconds(5)) // so this fires it: the task throws FutureError.timeout
     /// ```
     ///
     /// ### Semantics

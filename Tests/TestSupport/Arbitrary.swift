@@ -140,9 +140,10 @@ package func require(_ condition: Bool, _ message: @autoclosure () -> String) {
     exit(1)
 }
 
-/// In the child process of an exit test: stops it with a message after `seconds`, so that a
-/// property that loops forever fails instead of hanging the run.
+/// In the child process of an exit test: stops it with a message after `seconds` (ten times as
+/// long under `make stress`), so that a property that loops forever fails instead of hanging the run.
 package func stopIfStuck(after seconds: Int = 120) {
+    let seconds = Stress.override == nil ? seconds : seconds * 10
     DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) {
         FileHandle.standardError.write(Data("property failed: still running after \(seconds) s\n".utf8))
         exit(2)

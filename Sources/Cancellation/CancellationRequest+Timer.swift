@@ -96,10 +96,13 @@ extension CancellationRequest {
 
 extension Duration {
     /// This duration as whole nanoseconds for Dispatch, clamped to what Dispatch can represent.
+    /// Negative counts as zero; from about 146 years on (where `DispatchTime.now()` plus it could
+    /// leave Dispatch's range) it is `.never`. Compared before `components`, which traps past
+    /// `.seconds(Int64.max)`.
     package var dispatchInterval: DispatchTimeInterval {
+        guard self > .zero else { return .nanoseconds(0) }
+        guard self < .seconds(Int64(Int.max / 1_000_000_000) / 2) else { return .never }
         let (seconds, attoseconds) = components
-        guard seconds < Int64(Int.max / 1_000_000_000) - 1 else { return .never }
-        guard seconds >= 0, attoseconds >= 0 else { return .nanoseconds(0) }
         return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 }

@@ -13,14 +13,22 @@ extension CancellationToken {
     ///
     /// On ``none`` it blocks for the whole timeout and returns `false`.
     ///
-    /// - Parameter timeout: The longest time to block. Negative timeouts count as zero.
+    /// Called from work that FutureLib runs (`.default`, a `LimitedExecutionContext`), it blocks
+    /// the way FutureLib's `Future.value()` does: the pool starts another thread meanwhile, so the
+    /// work that would cancel the token still runs.
+    ///
+    /// - Parameter timeout: The longest time to block. Negative timeouts count as zero; from
+    ///   about 146 years on (`.seconds(Int64.max)` included), it waits until cancellation.
     /// - Returns: `true` if cancellation was requested before the timeout.
     @available(*, noasync, message: "wait(timeout:) blocks the thread; use 'await token.wait()' in async code")
     public func wait(timeout: Duration) -> Bool {
         if isCancellationRequested { return true }
         let semaphore = DispatchSemaphore(value: 0)
         let registration = onCancel { semaphore.signal() }
-        let signalled = semaphore.wait(timeout: .now() + timeout.dispatchInterval) == .success
+        let deadline = DispatchTime.now() + timeout.dispatchInterval
+        // Inside FutureLib's work, the pool starts another thread while this one blocks: the work
+        // that would cancel the token may be queued behind this wait.
+        let signalled = ThreadBlocking.blocking { semaphore.wait(timeout: deadline) } == .success
         registration.unregister()
         return signalled || isCancellationRequested
     }

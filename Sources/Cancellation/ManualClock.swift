@@ -90,12 +90,14 @@ public final class ManualClock: TimerClock {
     ///   each outside the clock's lock (a timer may arm, re-arm or cancel timers of this clock).
     /// - Timers that come due while it runs (armed from a firing timer) fire in this call too.
     /// - A `duration` of zero fires the timers due now; negative durations count as zero.
+    /// - Time stops at `.seconds(Int64.max)`: an advance past it, and a deadline beyond it, end
+    ///   there (so advancing by any amount, any number of times, never overflows).
     /// - For a deterministic order, advance a clock from one thread at a time.
     ///
     /// - Parameter duration: How far to move the clock.
     public func advance(by duration: Duration) {
         let target = state.withLock { state in
-            state.horizon = max(state.horizon, state.now) + max(duration, .zero)
+            state.horizon = max(state.horizon, state.now).advanced(byDelay: duration)
             return state.horizon
         }
         while let fire = state.withLock({ $0.popDue(at: target) }) {
@@ -243,7 +245,7 @@ public final class ManualClock: TimerClock {
     fileprivate func schedule(_ timer: ManualTimer, after delay: Duration) {
         let satisfied = state.withLock { state -> [PendingTimersWaiter] in
             guard !timer.isCancelled else { return [] }
-            state.timers.schedule(timer, at: state.now + max(delay, .zero))
+            state.timers.schedule(timer, at: state.now.advanced(byDelay: delay))
             return state.satisfiedWaiters()
         }
         for waiter in satisfied { waiter.continuation.resume() }  // outside the lock

@@ -31,7 +31,7 @@ public struct SystemClock: TimerClock {
     ///
     /// - Parameters:
     ///   - delay: How long from now. Negative delays count as zero; delays too long for Dispatch
-    ///     never fire.
+    ///     (over about 292 years, up to `.seconds(Int64.max)` and beyond) never fire.
     ///   - fire: What to run on the timer queue at the deadline.
     /// - Returns: The timer.
     public func makeTimer(after delay: Duration, _ fire: @escaping @Sendable () -> Void) -> any ClockTimer {
@@ -89,7 +89,7 @@ private final class SystemTimers: @unchecked Sendable {
     }
 
     func schedule(_ timer: SystemTimer, after delay: Duration) {
-        let deadline = Self.now + max(delay, .zero)
+        let deadline = Self.now.advanced(byDelay: delay)
         state.withLock { state in
             guard !timer.isCancelled else { return }
             state.timers.schedule(timer, at: deadline)
@@ -129,9 +129,11 @@ private final class SystemTimers: @unchecked Sendable {
         }
     }
 
+    /// `deadline` (from zero to ``Duration/endOfTime``) on Dispatch's uptime clock; one that
+    /// Dispatch cannot represent is `.distantFuture`: never.
     private static func dispatchTime(_ deadline: Duration) -> DispatchTime {
+        guard deadline < .seconds(Int64(UInt64.max / 2 / 1_000_000_000)) else { return .distantFuture }
         let (seconds, attoseconds) = deadline.components
-        guard seconds < Int64(UInt64.max / 2 / 1_000_000_000) else { return .distantFuture }
         return DispatchTime(
             uptimeNanoseconds: UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
         )

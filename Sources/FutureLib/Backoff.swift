@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// How long ``Future/retry(maxAttempts:backoff:clock:on:cancellationToken:shouldRetry:_:)-(_,_,_,ExecutionContext,_,_,_)`` waits
 /// before each new attempt: a constant delay, or one that grows exponentially up to a cap,
 /// optionally with random jitter.
@@ -11,6 +19,12 @@
 /// ``jittered(by:random:)`` scales each delay by `1 - fraction × r`, with `r` drawn from
 /// `random` in `0..<1`: `fraction` 1 ("full jitter") spreads the delays over `0..<delay`, so that
 /// many clients failing together do not retry together. Tests inject `random` to get fixed delays.
+///
+/// ### Every number has a meaning
+/// No argument traps and no delay costs more than a few operations, whatever the retry number:
+/// negative delays count as zero; a `multiplier` below 1 (or NaN) counts as 1; a jitter `fraction`
+/// outside `0...1` is clamped into it (NaN: no jitter); a `random` source that returns a value
+/// outside `0...1` is clamped into it, and NaN counts as 0 (the full delay).
 public struct Backoff: Sendable {
     @usableFromInline
     enum Growth: Sendable {
@@ -59,13 +73,19 @@ public struct Backoff: Sendable {
     /// ```
     ///
     /// - Parameters:
-    ///   - initial: The delay before the first retry.
-    ///   - multiplier: How much each delay grows; at least 1. Defaults to 2.
-    ///   - maximum: The cap.
+    ///   - initial: The delay before the first retry. Negative delays count as zero.
+    ///   - multiplier: How much each delay grows. Defaults to 2; below 1, or NaN, counts as 1.
+    ///   - maximum: The cap. Negative counts as zero; an `initial` above it counts as `maximum`.
     /// - Returns: The policy.
     public static func exponential(initial: Duration, multiplier: Double = 2, maximum: Duration) -> Backoff {
-        precondition(multiplier >= 1, "Backoff.exponential: multiplier must be at least 1, got \(multiplier)")
-        return Backoff(growth: .exponential(initial: initial, multiplier: multiplier, maximum: maximum))
+        let maximum = max(maximum, .zero)
+        return Backoff(
+            growth: .exponential(
+                initial: min(max(initial, .zero), maximum),
+                multiplier: multiplier >= 1 ? multiplier : 1,  // NaN too
+                maximum: maximum
+            )
+        )
     }
 
     /// This policy with each delay scaled by a random factor in `1 - fraction ..< 1`.
@@ -76,15 +96,22 @@ public struct Backoff: Sendable {
     /// ```
     ///
     /// - Parameters:
-    ///   - fraction: How much of each delay may be taken away, in `0...1`. Defaults to 1 ("full jitter").
-    ///   - random: A source of numbers in `0..<1`; the system's random generator by default.
+    ///   - fraction: How much of each delay may be taken away, in `0...1` (clamped into it; NaN
+    ///     counts as 0). Defaults to 1 ("full jitter").
+    ///   - random: A source of numbers in `0..<1`; the system's random generator by default. What
+    ///     it returns outside `0...1` is clamped into it; NaN counts as 0.
     /// - Returns: The policy with jitter.
     public func jittered(
         by fraction: Double = 1,
         random: @escaping @Sendable () -> Double = Backoff.systemRandom
     ) -> Backoff {
-        precondition((0...1).contains(fraction), "Backoff.jittered: fraction must be in 0...1, got \(fraction)")
-        return Backoff(growth: growth, jitter: fraction, random: random)
+        Backoff(growth: growth, jitter: Self.unitInterval(fraction), random: random)
+    }
+
+    /// `value` clamped into `0...1`; NaN is 0.
+    @usableFromInline
+    static func unitInterval(_ value: Double) -> Double {
+        value > 0 ? min(value, 1) : 0
     }
 
     /// The delay before retry number `retry` (1 for the retry after the first failed attempt).
@@ -95,39 +122,43 @@ public struct Backoff: Sendable {
     /// #expect(backoff.delay(beforeRetry: 5) == .seconds(3))
     /// ```
     ///
-    /// - Parameter retry: Which retry, from 1.
-    /// - Returns: The delay, never negative.
+    /// It costs the same whatever `retry` is, up to `Int.max`.
+    ///
+    /// - Parameter retry: Which retry, from 1; below 1 counts as 1.
+    /// - Returns: The delay, from zero to the maximum.
     public func delay(beforeRetry retry: Int) -> Duration {
         var delay: Duration
         switch growth {
         case .constant(let constant):
-            delay = constant
+            delay = max(constant, .zero)
         case .exponential(let initial, let multiplier, let maximum):
-            delay = initial
-            var step = 1
-            while step < retry, delay < maximum {
-                // Compared in seconds first: `Duration * Double` traps when the product leaves
-                // Duration's range (a huge or infinite multiplier, many retries).
-                guard delay.inSeconds * multiplier < maximum.inSeconds else {
-                    delay = maximum
-                    break
-                }
-                delay = delay * multiplier
-                step += 1
-            }
-            delay = min(delay, maximum)
+            delay = Self.exponential(initial: initial, multiplier: multiplier, maximum: maximum, retry: retry)
         }
         if jitter > 0 {
-            let r = min(max(random(), 0), 1)
-            delay = delay * (1 - jitter * r)
+            delay = delay.scaled(by: 1 - jitter * Self.unitInterval(random()))
         }
-        return max(delay, .zero)
+        return delay
+    }
+
+    /// `initial × multiplier^(retry − 1)`, capped at `maximum`, with `0 ≤ initial ≤ maximum` and
+    /// `multiplier ≥ 1`. One `pow` in `Double` rather than a multiplication per retry: the cost
+    /// does not grow with `retry`, and `Duration` arithmetic, which traps when it leaves its range,
+    /// is never asked for more than `maximum`. Exact for the usual delays and multipliers (a
+    /// whole number of milliseconds, powers of two and three); `pow` rounds correctly, so the
+    /// delays never shrink from one retry to the next.
+    private static func exponential(initial: Duration, multiplier: Double, maximum: Duration, retry: Int) -> Duration {
+        guard retry > 1, multiplier > 1, initial > .zero else { return initial }
+        let product = Double(initial.attoseconds) * pow(multiplier, Double(retry - 1))
+        guard product < Double(maximum.attoseconds) else { return maximum }
+        return min(Duration(attoseconds: Int128(product)), maximum)
     }
 }
 
 extension Duration {
-    /// The duration in seconds, as a `Double` (which never overflows, unlike `Duration` arithmetic).
-    fileprivate var inSeconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) * 1e-18
+    /// This duration (not negative) times `factor` (in `0...1`), rounded down to the attosecond.
+    fileprivate func scaled(by factor: Double) -> Duration {
+        let product = Double(attoseconds) * factor
+        guard product < Double(attoseconds) else { return self }  // a factor of 1, or rounding up
+        return Duration(attoseconds: Int128(product))
     }
 }

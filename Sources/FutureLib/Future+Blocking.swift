@@ -42,7 +42,9 @@ extension Future {
     /// other combinators, whether or not their source has completed yet), `value()` throws
     /// ``FutureError/deadlock(queue:)`` at once instead of hanging. Blocking any other serial queue
     /// on its own work is not detected (FutureLib cannot tell a serial queue from a concurrent
-    /// one): use `try await future.value()`, or `value(timeout:)`, there.
+    /// one): use `try await future.value()`, or `value(timeout:)`, there. A job of a serial
+    /// ``LimitedExecutionContext`` is not stuck that way: it gives up its slot while it waits, so
+    /// work queued behind it on that context runs.
     ///
     /// - Returns: The value.
     /// - Throws: The future's error: `CancellationError` if it was cancelled,

@@ -21,6 +21,8 @@ final class PerThread {
     @exclusivity(unchecked) var deferred = FIFO<@Sendable () -> Void>()
     /// The pool this thread works for, if any.
     @exclusivity(unchecked) var pool: WorkerPool?
+    /// The capped contexts whose slots the jobs running on this thread hold, outermost first.
+    @exclusivity(unchecked) var heldSlots: [LimitedExecutionContext] = []
     /// How many more `await future.value()` on this thread skip their watch (``AwaitSpin``).
     @exclusivity(unchecked) var awaitWatchesToSkip = 0
 

@@ -15,7 +15,8 @@ import Darwin
 /// A pool of its own, so that nothing the library runs needs a free thread of Swift's cooperative
 /// pool: tests and scripts may block cooperative threads on `value()` and the work they wait for
 /// still runs here. It keeps about one runnable thread per core. When a pool thread blocks in the
-/// library's own blocking API (`value()`, `wait(timeout:)`) while work is queued, the pool starts
+/// library's own blocking API (`value()`, `wait(timeout:)`, `CancellationToken.wait(timeout:)`)
+/// while work is queued, the pool starts
 /// a replacement thread (like a fork-join pool's compensation), so nested blocking cannot
 /// deadlock it; surplus threads exit after a few idle seconds.
 ///
@@ -98,6 +99,7 @@ final class WorkerPool: @unchecked Sendable {
 
     init(runnableThreads: Int) {
         self.runnableThreads = max(2, runnableThreads)
+        Self.observesCancellationWaits
     }
 
     /// The processors the process can use: online, in its affinity mask and within its cgroup's
@@ -263,12 +265,37 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// Tells the pool of the current thread, if any, that it is about to block in `body`.
+    /// Runs `body`, a blocking wait, telling the pool of the current thread, if any, that it
+    /// blocks (so that it starts another thread for queued work), and giving up meanwhile the slots
+    /// of the capped contexts whose jobs run on this thread (so that work queued behind the waiter
+    /// on them runs). The slots are taken back, in the order they were taken, before it returns.
     static func blocking<T>(_ body: () throws -> T) rethrows -> T {
-        guard let pool = PerThread.current.pool else { return try body() }
-        pool.willBlock()
-        defer { pool.didUnblock() }
+        let thread = PerThread.current
+        let pool = thread.pool
+        guard pool != nil || !thread.heldSlots.isEmpty else { return try body() }
+        // Taken off the thread first: a job that a released slot starts inline here (on a
+        // `.synchronous` base) has slots of its own, and must not give up these again.
+        let slots = thread.heldSlots
+        thread.heldSlots = []
+        for context in slots.reversed() { context.releaseSlot() }
+        pool?.willBlock()
+        defer {
+            // The innermost context's slot was taken first (its job then queued on the outer one).
+            for context in slots.reversed() { context.reclaimSlot() }
+            pool?.didUnblock()
+            thread.heldSlots = slots
+        }
         return try body()
+    }
+
+    /// Makes the blocking waits of the `Cancellation` module (`CancellationToken.wait(timeout:)`)
+    /// go through ``blocking(_:)``. Done once, before the pool or a capped context runs any work.
+    static let observesCancellationWaits: Void = ThreadBlocking.install(BlockingObserver())
+
+    private struct BlockingObserver: ThreadBlockingObserver {
+        func blocking<T>(_ wait: () throws -> T) rethrows -> T {
+            try WorkerPool.blocking(wait)
+        }
     }
 }
 

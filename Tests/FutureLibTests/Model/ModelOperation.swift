@@ -1,3 +1,5 @@
+import TestSupport
+
 /// One step of a model run, executed by one of ``ModelScenario/threadCount`` threads.
 ///
 /// Every operation has an `id` (its index in the scenario); the handler, continuation or

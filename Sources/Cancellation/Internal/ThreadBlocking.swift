@@ -1,3 +1,4 @@
+import ConcurrencyHelpers
 /// Where this module's blocking waits (``CancellationToken/wait(timeout:)``) tell the owner of the
 /// calling thread that it blocks.
 ///

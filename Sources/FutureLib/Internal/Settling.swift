@@ -1,3 +1,4 @@
+import ConcurrencyHelpers
 import Cancellation
 public import Dispatch  // public: `MainDeliveries.async(on:_:)` is called by inlinable code
 

@@ -92,8 +92,7 @@ extension Future {
 
 // MARK: - On the main actor
 
-// A `@MainActor` closure, run on the main queue through the context form (see Internals.md,
-// "One combinator, every form").
+// Completed on the main actor: the context form on the main queue.
 
 extension Future {
     /// Fails with ``FutureError/timeout`` unless this future completes within `delay`; completes on the main actor.

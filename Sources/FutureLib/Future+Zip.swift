@@ -86,8 +86,7 @@ struct Futures<each Value: Sendable>: Sendable {
 
 // MARK: - On the main actor
 
-// A `@MainActor` closure, run on the main queue through the context form (see Internals.md,
-// "One combinator, every form").
+// Completed on the main actor: the context form on the main queue.
 
 extension Future {
     /// Combines this future with `others` into a future of a tuple, completed on the main actor.

@@ -283,4 +283,17 @@ struct FutureStreamMapTests {
         #expect((try? await sawCancellation.future.value()) == true)
         #expect(recorder.values.isEmpty)
     }
+
+    @Test func `flatMap on .mainActor calls its closure on the main actor, for a future and for a stream`() async {
+        let toFutures = Self.stream([1, 2]).flatMap(on: .mainActor) { value in
+            MainActor.assertIsolated()
+            return Future(value: value * 10)
+        }
+        let toStreams = Self.stream([1, 2]).flatMap(on: .mainActor) { value -> FutureStream<Int> in
+            MainActor.assertIsolated()
+            return FutureStream(value: value * 100)
+        }
+        #expect(await Self.recorded(toFutures).values.sorted() == [10, 20])
+        #expect(await Self.recorded(toStreams).values.sorted() == [100, 200])
+    }
 }

@@ -111,6 +111,25 @@ struct FutureStreamRecoverTests {
         #expect(await fallbacks.calls == 2)
     }
 
+    @Test func `recoverWith on .mainActor calls its closure on the main actor and keeps the policy`() async {
+        let source = Self.finished([.failure(TestFailure(code: 1)), .failure(CancellationError())])
+        let awaited = StreamRecorder<Int>().record(
+            source.recoverWith(on: .mainActor) { _ in
+                MainActor.assertIsolated()
+                return Future(value: 0)
+            })
+        let merged = StreamRecorder<Int>().record(
+            source.recoverWith(on: .mainActor) { _ -> FutureStream<Int> in
+                MainActor.assertIsolated()
+                return FutureStream(value: 0)
+            })
+        for recorder in [awaited, merged] {
+            await recorder.finished()
+            #expect(recorder.values == [0])
+            #expect(recorder.errors.count == 1 && recorder.errors.first is CancellationError)
+        }
+    }
+
     // MARK: - FutureStream.recoverWith { error -> FutureStream }
 
     @Test func `recoverWith a stream replaces each error with that stream's results`() async {

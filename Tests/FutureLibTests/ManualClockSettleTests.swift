@@ -153,9 +153,13 @@ struct ManualClockSettleScaleTests {
 /// which pool thread runs what when.
 @Suite(.serialized, .timeLimit(.minutes(Stress.override == nil ? 3 : 30)))
 struct ManualClockSettleRaceTests {
+    /// Each round hops between the test's task, the pool and the main queue several times: 100
+    /// rounds in `make test`, `Stress.heavy` (10^4) in `make stress`.
+    static let rounds = Stress.override == nil ? 100 : Stress.heavy
+
     @Test func `retry and withTimeout on .default settle the same way every time`() async {
         var failures: [String] = []
-        for round in 0..<Stress.heavy {
+        for round in 0..<Self.rounds {
             let clock = ManualClock()
             let server = FakeServer(clock: clock, answeringAfter: .seconds(4))
             let config = resilientConfig(clock: clock, fetch: server.fetch)
@@ -170,7 +174,7 @@ struct ManualClockSettleRaceTests {
 
     @Test func `a chain hopping between the pool and .mainActor settles every time`() async {
         var failures: [String] = []
-        for round in 0..<Stress.heavy {
+        for round in 0..<Self.rounds {
             let clock = ManualClock()
             let first: Future<Int> = Future(value: 1, after: .seconds(1), clock: clock).map(on: .mainActor) { $0 + 1 }
             let second: Future<Int> = first.flatMap { Future(value: $0 + 1, after: .seconds(1), clock: clock) }

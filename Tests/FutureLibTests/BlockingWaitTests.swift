@@ -16,7 +16,8 @@ struct BlockingWaitTests {
         Issue.record("\(String(decoding: result.standardErrorContent, as: UTF8.self))")
     }
 
-    @Test func `token.wait(timeout:) in .default work lets the .default work that cancels the token run`() async throws {
+    @Test func `token.wait(timeout:) in .default work lets the .default work that cancels the token run`() async throws
+    {
         // More waiters than the pool keeps runnable threads (one per processor, at least two): the
         // canceller, queued behind them all, runs only if the pool starts a thread for each blocked one.
         let waiters = max(2, ProcessInfo.processInfo.activeProcessorCount) + 4
@@ -29,7 +30,9 @@ struct BlockingWaitTests {
         #expect(cancelled == Array(repeating: true, count: waiters))  // none timed out
     }
 
-    @Test func `every blocking wait in a job of a serial LimitedExecutionContext lets the work queued behind it run`() async {
+    @Test func `every blocking wait in a job of a serial LimitedExecutionContext lets the work queued behind it run`()
+        async
+    {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             Scenario.serialWaits()
         }

@@ -112,7 +112,8 @@ struct NumberPropertyTests {
                 require(waited.futureError == .timeout, "\(context): value(timeout:clock:) \(waited)")
                 withExtendedLifetime(pending) {}
                 await clock.advance(by: delay)
-                let expected = delay > .seconds(Int64.max) ? .seconds(Int64.max) : min(max(delay, .zero) * 2, .seconds(Int64.max))
+                let expected =
+                    delay > .seconds(Int64.max) ? .seconds(Int64.max) : min(max(delay, .zero) * 2, .seconds(Int64.max))
                 require(clock.now == expected, "\(context): now \(describe(clock.now))")
             }
         }
@@ -132,7 +133,11 @@ struct NumberPropertyTests {
                 let pending = Promise<Int>()
                 let limited = pending.future.timeout(after: delay, cancellationToken: stop.token)
                 let bounded = Future<Int>.withTimeout(delay, cancellationToken: stop.token) { _ in pending.future }
-                let retried = Future<Int>.retry(maxAttempts: 2, backoff: .constant(delay), cancellationToken: stop.token) { _ in
+                let retried = Future<Int>.retry(
+                    maxAttempts: 2,
+                    backoff: .constant(delay),
+                    cancellationToken: stop.token
+                ) { _ in
                     Future(error: FutureError.noSuchElement)
                 }
                 if delay >= .seconds(3600) {
@@ -145,8 +150,8 @@ struct NumberPropertyTests {
                 Self.blockingWaits(for: delay)
                 if delay <= .zero {
                     let never = Promise<Int>()
-                let waited = await never.future.wait(timeout: delay)
-                withExtendedLifetime(never) {}
+                    let waited = await never.future.wait(timeout: delay)
+                    withExtendedLifetime(never) {}
                     require(!waited, "\(context): async wait(timeout:)")
                 } else if delay >= .seconds(10) {
                     let soon = Future(value: 4, after: .milliseconds(1))

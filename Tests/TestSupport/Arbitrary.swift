@@ -69,8 +69,9 @@ package struct Arbitrary {
     package mutating func int64() -> Int64 {
         switch random.below(3) {
         case 0: Self.int64Edges[random.below(Self.int64Edges.count)]
-        case 1: Int64(truncatingIfNeeded: random.next() >> UInt64(random.below(64)))  // every magnitude
-            &* (random.chance(50) ? 1 : -1)
+        case 1:
+            Int64(truncatingIfNeeded: random.next() >> UInt64(random.below(64)))  // every magnitude
+                &* (random.chance(50) ? 1 : -1)
         default: Int64(truncatingIfNeeded: random.next())
         }
     }

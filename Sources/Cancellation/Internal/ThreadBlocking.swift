@@ -1,4 +1,5 @@
-import ConcurrencyHelpers
+import Synchronization
+
 /// Where this module's blocking waits (``CancellationToken/wait(timeout:)``) tell the owner of the
 /// calling thread that it blocks.
 ///
@@ -14,16 +15,28 @@ package protocol ThreadBlockingObserver: Sendable {
 }
 
 package enum ThreadBlocking {
-    private static let observer = Lock<(any ThreadBlockingObserver)?>(nil)
+    /// The address of the installed observer's box, 0 while none is; an atomic rather than a lock,
+    /// so that it needs nothing but the standard library (and ThreadSanitizer sees the ordering).
+    private static let installed = Atomic<UInt>(0)
 
-    /// Installs the observer of every later blocking wait; the last one installed wins.
-    package static func install(_ newObserver: some ThreadBlockingObserver) {
-        observer.withLock { $0 = newObserver }
+    private final class Box: Sendable {
+        let observer: any ThreadBlockingObserver
+
+        init(_ observer: any ThreadBlockingObserver) {
+            self.observer = observer
+        }
+    }
+
+    /// Installs the observer of every later blocking wait; the last one installed wins. Meant to
+    /// be called once per process: a replaced observer is never freed (a wait may still use it).
+    package static func install(_ observer: some ThreadBlockingObserver) {
+        let box = UInt(bitPattern: Unmanaged.passRetained(Box(observer)).toOpaque())
+        _ = installed.exchange(box, ordering: .acquiringAndReleasing)
     }
 
     /// Runs `wait` inside the installed observer, if any.
     package static func blocking<T>(_ wait: () throws -> T) rethrows -> T {
-        guard let observer = observer.withLock({ $0 }) else { return try wait() }
-        return try observer.blocking(wait)
+        guard let box = UnsafeRawPointer(bitPattern: installed.load(ordering: .acquiring)) else { return try wait() }
+        return try Unmanaged<Box>.fromOpaque(box).takeUnretainedValue().observer.blocking(wait)
     }
 }

@@ -32,9 +32,12 @@ enum Trampoline {
         }
         thread.isRunning = true
         var next: Work? = work
-        while let current = next {
-            current()
-            // What `current` queued runs next, first queued first, before older queued work.
+        while next != nil {
+            // Taken and called as a temporary, released at the end of this statement: what its
+            // release queues (a `deinit` that releases a request, whose links cancel or release
+            // others) is queued before the check below, never left behind once the loop ends.
+            next.take().unsafelyUnwrapped()
+            // What it queued runs next, first queued first, before older queued work.
             while let queued = thread.queued.popLast() { thread.pending.append(queued) }
             next = thread.pending.popLast()
         }

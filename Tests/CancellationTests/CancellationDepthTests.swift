@@ -97,6 +97,18 @@ struct CancellationDepthTests {
         #expect(outcome.value.released == 1)
     }
 
+    @Test func `a request kept only by a registration is cancelled through a link fired inside nested work`() {
+        let source = CancellationRequest()
+        let runs = Counter()
+        // The request is dropped at once: only the registration observes it, the source's link keeps it cancellable.
+        let registration = CancellationRequest(linkedTo: [source.token]).token.onCancel { runs.increment() }
+        // Cancelled from a handler that runs at registration: the link's cancellation is queued, and
+        // the link must not be released (which would abandon the request) before it ran.
+        CancellationToken.cancelled.onCancel { source.cancel() }
+        #expect(runs.value == 1)
+        #expect(!registration.unregister())
+    }
+
     @Test func `a handler registered from a handler that runs at once runs right after it returned`() {
         let order = Locked<[String]>([])
         CancellationToken.cancelled.onCancel {

@@ -554,9 +554,16 @@ private final class Link: Sendable {
 
     /// Cancels the request, through the ``Trampoline``: a request linked to a request linked to…
     /// is cancelled in constant stack, each after the previous one's handlers returned.
+    ///
+    /// The queued work holds this link until the request is cancelled: released before (its source
+    /// lets go of it once the handler returned), it would tell a request that nothing else keeps
+    /// cancellable that no source can cancel it, and the request would be abandoned unfired.
     func fire(reason: (any Error)?) {
         guard let core else { return }
-        Trampoline.run { core.cancel(reason: reason) }
+        Trampoline.run { [self] in
+            core.cancel(reason: reason)
+            withExtendedLifetime(self) {}
+        }
     }
 
     deinit {

@@ -4,6 +4,8 @@ import Glibc
 import Musl
 #elseif canImport(Darwin)
 import Darwin
+#elseif os(Windows)
+import WinSDK
 #endif
 
 /// Turns cancellation work that would nest — a linked request cancelling the requests linked to
@@ -30,9 +32,12 @@ enum Trampoline {
         }
         thread.isRunning = true
         var next: Work? = work
-        while let current = next {
-            current()
-            // What `current` queued runs next, first queued first, before older queued work.
+        while next != nil {
+            // Taken and called as a temporary, released at the end of this statement: what its
+            // release queues (a `deinit` that releases a request, whose links cancel or release
+            // others) is queued before the check below, never left behind once the loop ends.
+            next.take().unsafelyUnwrapped()
+            // What it queued runs next, first queued first, before older queued work.
             while let queued = thread.queued.popLast() { thread.pending.append(queued) }
             next = thread.pending.popLast()
         }
@@ -50,6 +55,12 @@ private final class ThreadWork {
     /// The work still to run, the next on top.
     var pending: [Trampoline.Work] = []
 
+    #if os(Windows)
+    private static let key: DWORD = TlsAlloc()  // a thread's state is not released when it exits
+
+    private static func stored() -> UnsafeMutableRawPointer? { TlsGetValue(key) }
+    private static func store(_ pointer: UnsafeMutableRawPointer) { _ = TlsSetValue(key, pointer) }
+    #else
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { pointer in
@@ -63,13 +74,17 @@ private final class ThreadWork {
         return key
     }()
 
+    private static func stored() -> UnsafeMutableRawPointer? { pthread_getspecific(key) }
+    private static func store(_ pointer: UnsafeMutableRawPointer) { _ = pthread_setspecific(key, pointer) }
+    #endif
+
     /// This thread's state, made on first use.
     static var current: ThreadWork {
-        if let pointer = pthread_getspecific(key) {
+        if let pointer = stored() {
             return Unmanaged<ThreadWork>.fromOpaque(pointer).takeUnretainedValue()
         }
         let new = ThreadWork()
-        pthread_setspecific(key, Unmanaged.passRetained(new).toOpaque())
+        store(Unmanaged.passRetained(new).toOpaque())
         return new
     }
 }

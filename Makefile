@@ -98,14 +98,14 @@ soak-ci: ## The soak, bounded for CI (200,000 requests, a few seconds; again wit
 	$(SWIFT) run -c release Soak 200000
 	$(SWIFT) run -c release Soak 200000 --striped
 
-bench: ## Run the ordo-one/benchmark harness: every benchmark's malloc counts, throughput and wall-clock percentiles (about 3.5 minutes after the build)
+bench: ## Run the ordo-one/benchmark harness: every benchmark's malloc counts, throughput and wall-clock percentiles (minutes; RoundsDriver gives the ratios)
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
 
 bench-thresholds: ## The allocation gate (CI): mallocs per operation of the hot paths (release) against Benchmarks/Thresholds/allocations.json; one more allocation fails
-	cd Benchmarks && $(SWIFT) run -c release $(TEST_FLAGS) AllocationCheck
+	cd Benchmarks/Allocations && $(SWIFT) run -c release $(TEST_FLAGS) AllocationCheck
 
 bench-thresholds-update: ## Measure the hot paths' mallocs per operation again and rewrite Benchmarks/Thresholds/allocations.json (commit it with the reason)
-	cd Benchmarks && $(SWIFT) run -c release $(TEST_FLAGS) AllocationCheck --update
+	cd Benchmarks/Allocations && $(SWIFT) run -c release $(TEST_FLAGS) AllocationCheck --update
 
 bench-report: ## RoundsDriver ratios + callgrind + mallinfo -> Documentation/Performance.md (BENCH_REPORT_FLAGS=--quick)
 	SWIFT=$(SWIFT) python3 Scripts/bench-report.py $(BENCH_REPORT_FLAGS)
@@ -128,4 +128,4 @@ docs-site: ## Also write a static website of the three modules to docs-site/ (se
 	./Scripts/build-docs.sh --static-hosting
 
 clean: ## Remove build products
-	rm -rf .build .build-* .docc-build docs-site Benchmarks/.build Integrations/.build
+	rm -rf .build .build-* .docc-build docs-site Benchmarks/.build Benchmarks/Allocations/.build Integrations/.build

@@ -13,6 +13,8 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         // The peer for futures: NIO's EventLoopFuture, measured in the same run.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        // CI's allocation gate, a package of its own (Allocations/); RoundsDriver takes its malloc counter from it.
+        .package(name: "AllocationCheck", path: "Allocations"),
     ],
     targets: [
         // One executable per module, at Benchmarks/<Name>/<Name>.swift (the benchmark plugin's convention).
@@ -65,25 +67,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                "MallocCounter",
+                .product(name: "MallocCounter", package: "AllocationCheck"),
                 "MallocInfo",
             ],
             path: "Rounds/RoundsDriver"
         ),
-        // CI's allocation gate (`make bench-thresholds`): mallocs per operation of the hot paths against the committed
-        // Thresholds/allocations.json. It needs neither NIO nor the harness, so CI builds only the root package for it.
-        .executableTarget(
-            name: "AllocationCheck",
-            dependencies: [
-                .product(name: "Cancellation", package: "FutureLib"),
-                .product(name: "FutureLib", package: "FutureLib"),
-                "MallocCounter",
-            ],
-            path: "Allocations/AllocationCheck"
-        ),
-        // The drivers' malloc counts per operation: an executable that links it interposes `malloc` and friends (glibc
-        // only).
-        .target(name: "MallocCounter", path: "Rounds/MallocCounter"),
         // Not a benchmark: scenario 9 (async closures) timed by a plain release driver, medians over alternating
         // rounds, wall-clock or process CPU time (the harness cannot alternate two implementations).
         .executableTarget(

@@ -25,11 +25,12 @@ test: ## Build, compile every ```swift block of the docs, check the public API, 
 # files alone, without -package-name, proves they compile against the public interface.
 API_CHECK_FILES = Tests/CancellationTests/CancellationShapesTests.swift Tests/FutureLibTests/FutureShapesTests.swift \
 	Tests/FutureLibTests/Swift6ShapesTests.swift
-api-check: ## Type-check DESIGN.md's shape tests as a client package would: public symbols only (after a debug build)
+api-check: ## Type-check DESIGN.md's shape tests and the attack suite as a client package would: public symbols only (after a debug build)
 	for file in $(API_CHECK_FILES); do \
 		$(SWIFTC) -typecheck -swift-version 6 -warnings-as-errors -I .build/debug/Modules $$file || exit 1; \
 	done
-	@echo "api-check: $(words $(API_CHECK_FILES)) files type-check against the public interface"
+	$(SWIFTC) -typecheck -swift-version 6 -warnings-as-errors -I .build/debug/Modules Tests/AttackTests/*.swift
+	@echo "api-check: $(words $(API_CHECK_FILES)) files and the attack suite type-check against the public interface"
 
 test-wide: ## The test suite again (after `make test`) as on an 8-processor machine: an LD_PRELOAD shim raises the processor count every part of the process sees (Linux)
 	mkdir -p .build/wide-machine

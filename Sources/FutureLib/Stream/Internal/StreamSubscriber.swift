@@ -129,11 +129,18 @@ final class StreamSubscriber<Value: Sendable>: Sendable, Slotted {
         if late { registration.unregister() }
     }
 
-    /// Starts a drain job on the context (inline on `.synchronous`). Never call it with a lock held.
+    /// Starts a drain job on the context (inline on `.synchronous`, through the ``Trampoline``:
+    /// a chain of `.synchronous` stages nests a bounded number of drains, and the outermost frame
+    /// runs the deeper ones). Never call it with a lock held.
     @inlinable
     func schedule() {
         if context.isSynchronous {
-            drain()
+            if let thread = Trampoline.enterInline() {
+                drain()
+                Trampoline.leaveInline(thread)
+            } else {
+                Trampoline.run { [self] in drain() }
+            }
         } else {
             context.execute { [self] in drain() }
         }

@@ -59,7 +59,9 @@ enum Blocking {
             }
         }
         guard let value = try? outer.value(timeout: .seconds(25)), value == 1 || value == -1 else {
-            fatalError("value() on work queued behind it on a LimitedExecutionContext(maxConcurrency: 1) never returned")
+            fatalError(
+                "value() on work queued behind it on a LimitedExecutionContext(maxConcurrency: 1) never returned"
+            )
         }
     }
 
@@ -103,32 +105,58 @@ func blockingValue(of future: Future<Int>) -> Int? {
     try? future.value(timeout: .seconds(45))
 }
 
-@Suite(.serialized, .timeLimit(.minutes(5)))
-struct BlockingAttacks {
-    @Test func `value() in more default work than there are threads, completed by default work`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { Blocking.valueFromDefaultWork() })
-    }
+extension Attacks {
+    @Suite(.serialized, .timeLimit(.minutes(5)))
+    struct BlockingAttacks {
+        @Test func `value() in more default work than there are threads, completed by default work`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    Blocking.valueFromDefaultWork()
+                }
+            )
+        }
 
-    @Test(.disabled("until the numbers branch lands: token.wait does not tell the pool it blocks"))
-    func `token wait in more default work than there are threads, cancelled by default work`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { Blocking.tokenWaitFromDefaultWork() })
-    }
+        @Test(.disabled("until the numbers branch lands: token.wait does not tell the pool it blocks"))
+        func `token wait in more default work than there are threads, cancelled by default work`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    Blocking.tokenWaitFromDefaultWork()
+                }
+            )
+        }
 
-    @Test func `wait(timeout:) in more default work than there are threads, completed by default work`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { Blocking.futureWaitFromDefaultWork() })
-    }
+        @Test func `wait(timeout:) in more default work than there are threads, completed by default work`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    Blocking.futureWaitFromDefaultWork()
+                }
+            )
+        }
 
-    @Test(.disabled("until the numbers branch lands: waits forever today"))
-    func `value() inside a LimitedExecutionContext on work queued behind it`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { Blocking.valueInsideALimitedContext() })
-    }
+        @Test(.disabled("until the numbers branch lands: waits forever today"))
+        func `value() inside a LimitedExecutionContext on work queued behind it`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    Blocking.valueInsideALimitedContext()
+                }
+            )
+        }
 
-    @Test(.disabled("until the numbers branch lands: waits forever today"))
-    func `value() on a serial queue on work queued behind it`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { Blocking.valueOnASerialQueue() })
-    }
+        @Test(.disabled("until the numbers branch lands: waits forever today"))
+        func `value() on a serial queue on work queued behind it`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    Blocking.valueOnASerialQueue()
+                }
+            )
+        }
 
-    @Test func `value() on every cooperative thread, completed by async work`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { await Blocking.valueFromTheCooperativePool() })
+        @Test func `value() on every cooperative thread, completed by async work`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    await Blocking.valueFromTheCooperativePool()
+                }
+            )
+        }
     }
 }

@@ -113,17 +113,31 @@ enum Bridges {
     }
 }
 
-@Suite(.serialized, .timeLimit(.minutes(5)))
-struct BridgeAttacks {
-    @Test func `withCancellation with tokens cancelled before, during and after`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { await Bridges.withCancellationRaces() })
-    }
+extension Attacks {
+    @Suite(.serialized, .timeLimit(.minutes(5)))
+    struct BridgeAttacks {
+        @Test func `withCancellation with tokens cancelled before, during and after`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    await Bridges.withCancellationRaces()
+                }
+            )
+        }
 
-    @Test func `withTaskCancellationToken tokens that escape, wait and nest`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { await Bridges.escapedTokens() })
-    }
+        @Test func `withTaskCancellationToken tokens that escape, wait and nest`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    await Bridges.escapedTokens()
+                }
+            )
+        }
 
-    @Test func `Future with async work under hostile tokens`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { await Bridges.asyncFutures() })
+        @Test func `Future with async work under hostile tokens`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    await Bridges.asyncFutures()
+                }
+            )
+        }
     }
 }

@@ -33,7 +33,8 @@ enum FutureStage: String, CaseIterable, Sendable, Codable {
         case .recoverWith: future.recoverWith(on: .synchronous, cancellationToken: token) { _ in Future(value: -1) }
         case .ensure: future.ensure(on: .synchronous, cancellationToken: token) {}
         case .hop: future.hop(to: .synchronous, cancellationToken: token)
-        case .zip: future.zip(Future(value: 0), on: .synchronous, cancellationToken: token).map(on: .synchronous) { $0.0 }
+        case .zip:
+            future.zip(Future(value: 0), on: .synchronous, cancellationToken: token).map(on: .synchronous) { $0.0 }
         case .onCompletePromise:
             // A continuation that completes the next promise: what a wrapped callback API does.
             {
@@ -83,8 +84,9 @@ enum FutureDepth {
             var tail = root.future
             for _ in 0..<depth { tail = stage.apply(to: tail, token: request.token) }
             request.cancel()
-            guard case .failure(let error)? = tail.result, error is CancellationError || stage == .recover
-                || stage == .recoverWith
+            guard case .failure(let error)? = tail.result,
+                error is CancellationError || stage == .recover
+                    || stage == .recoverWith
             else {
                 // `recover` turns the cancellation of the stage below into a value: any result is fine
                 // for it, but the chain must have completed.
@@ -101,7 +103,10 @@ enum FutureDepth {
         onSmallStack {
             var tail = Future<Int>(on: DroppingContext()) { 0 }
             let probe = counter.make()
-            tail = tail.map(on: .synchronous) { probe.touch(); return $0 }
+            tail = tail.map(on: .synchronous) {
+                probe.touch()
+                return $0
+            }
             for _ in 0..<depth { tail = stage.apply(to: tail, token: .none) }
             _ = consume tail
             _ = consume probe
@@ -181,7 +186,10 @@ enum StreamDepth {
         onSmallStack {
             let promise = StreamPromise<Int>(capacity: 1)
             let probe = counter.make()
-            var tail = promise.stream.map(on: .synchronous) { probe.touch(); return $0 }
+            var tail = promise.stream.map(on: .synchronous) {
+                probe.touch()
+                return $0
+            }
             for _ in 0..<depth { tail = tail.map(on: .synchronous) { $0 + 1 } }
             _ = consume tail
             _ = consume probe
@@ -237,57 +245,99 @@ enum CancellationDepth {
     }
 }
 
-@Suite(.serialized, .timeLimit(.minutes(10)))
-struct ScaleDepthAttacks {
-    // Exit tests capture no values here: each body names its case as a literal.
+extension Attacks {
+    @Suite(.serialized, .timeLimit(.minutes(10)))
+    struct ScaleDepthAttacks {
+        // Exit tests capture no values here: each body names its case as a literal.
 
-    @Test func `a future chain of every combinator completes`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { for stage in FutureStage.allCases { FutureDepth.completes(stage) } })
-    }
+        @Test func `a future chain of every combinator completes`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    for stage in FutureStage.allCases { FutureDepth.completes(stage) }
+                }
+            )
+        }
 
-    @Test func `a future chain of every combinator is cancelled by its one token`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { for stage in FutureStage.allCases { FutureDepth.cancels(stage) } })
-    }
+        @Test func `a future chain of every combinator is cancelled by its one token`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    for stage in FutureStage.allCases { FutureDepth.cancels(stage) }
+                }
+            )
+        }
 
-    @Test func `a future chain of every combinator on a future that never completes is released`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { for stage in FutureStage.allCases { FutureDepth.releases(stage) } })
-    }
+        @Test func `a future chain of every combinator on a future that never completes is released`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    for stage in FutureStage.allCases { FutureDepth.releases(stage) }
+                }
+            )
+        }
 
-    @Test func `a future chain with a live token on a future that never completes is released`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
-            for stage in FutureStage.allCases { FutureDepth.releasesWithToken(stage) }
-        })
-    }
+        @Test func `a future chain with a live token on a future that never completes is released`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    for stage in FutureStage.allCases { FutureDepth.releasesWithToken(stage) }
+                }
+            )
+        }
 
-    @Test func `values publish through a chain of stream maps, and its end`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { StreamDepth.publishesAndFinishes() })
-    }
+        @Test func `values publish through a chain of stream maps, and its end`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    StreamDepth.publishesAndFinishes()
+                }
+            )
+        }
 
-    @Test func `a chain of stream maps ends when its promise is dropped`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { StreamDepth.finishesWhenThePromiseIsDropped() })
-    }
+        @Test func `a chain of stream maps ends when its promise is dropped`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    StreamDepth.finishesWhenThePromiseIsDropped()
+                }
+            )
+        }
 
-    @Test func `a chain of stream maps is cancelled by its one token`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { StreamDepth.cancels() })
-    }
+        @Test func `a chain of stream maps is cancelled by its one token`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { StreamDepth.cancels() }
+            )
+        }
 
-    @Test func `a chain of stream maps that nobody holds is released while its source lives`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { StreamDepth.releasesAnUnheldChain() })
-    }
+        @Test func `a chain of stream maps that nobody holds is released while its source lives`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    StreamDepth.releasesAnUnheldChain()
+                }
+            )
+        }
 
-    @Test(.disabled("until the reasons branch lands: the Cancellation module recurses here"))
-    func `a chain of linked requests is cancelled from its root`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { CancellationDepth.linkedChainCancels() })
-    }
+        @Test(.disabled("until the reasons branch lands: the Cancellation module recurses here"))
+        func `a chain of linked requests is cancelled from its root`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    CancellationDepth.linkedChainCancels()
+                }
+            )
+        }
 
-    @Test(.disabled("until the reasons branch lands: the Cancellation module recurses here"))
-    func `a chain of linked requests is released uncancelled`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { CancellationDepth.linkedChainReleases() })
-    }
+        @Test(.disabled("until the reasons branch lands: the Cancellation module recurses here"))
+        func `a chain of linked requests is released uncancelled`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    CancellationDepth.linkedChainReleases()
+                }
+            )
+        }
 
-    @Test(.disabled("until the reasons branch lands: the Cancellation module recurses here"))
-    func `handlers registered from handlers all run`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { CancellationDepth.handlersRegisteredFromHandlers() })
+        @Test(.disabled("until the reasons branch lands: the Cancellation module recurses here"))
+        func `handlers registered from handlers all run`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    CancellationDepth.handlersRegisteredFromHandlers()
+                }
+            )
+        }
     }
 }
 

@@ -178,46 +178,84 @@ enum ExtremeValues {
     }
 }
 
-@Suite(.serialized, .timeLimit(.minutes(5)))
-struct ExtremeValueAttacks {
-    @Test(.disabled("until the numbers branch lands: SystemClock traps on .seconds(Int64.max)"))
-    func `cancelAfter and cancel(after:) take every duration`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { ExtremeValues.cancelAfter() })
-    }
+extension Attacks {
+    @Suite(.serialized, .timeLimit(.minutes(5)))
+    struct ExtremeValueAttacks {
+        @Test(.disabled("until the numbers branch lands: SystemClock traps on .seconds(Int64.max)"))
+        func `cancelAfter and cancel(after:) take every duration`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    ExtremeValues.cancelAfter()
+                }
+            )
+        }
 
-    @Test func `ManualClock deadlines and advance(by:) take every duration`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { ExtremeValues.manualClock() })
-    }
+        @Test func `ManualClock deadlines and advance(by:) take every duration`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    ExtremeValues.manualClock()
+                }
+            )
+        }
 
-    @Test func `the blocking waits take every timeout`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { ExtremeValues.blockingWaits() })
-    }
+        @Test func `the blocking waits take every timeout`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    ExtremeValues.blockingWaits()
+                }
+            )
+        }
 
-    @Test func `the async waits take every timeout`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { await ExtremeValues.asyncWaits() })
-    }
+        @Test func `the async waits take every timeout`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    await ExtremeValues.asyncWaits()
+                }
+            )
+        }
 
-    @Test(.disabled("until the numbers branch lands: SystemClock traps on .seconds(Int64.max)"))
-    func `timeout(after:) and withTimeout take every duration`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { ExtremeValues.futureTimeouts() })
-    }
+        @Test(.disabled("until the numbers branch lands: SystemClock traps on .seconds(Int64.max)"))
+        func `timeout(after:) and withTimeout take every duration`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    ExtremeValues.futureTimeouts()
+                }
+            )
+        }
 
-    @Test(.disabled("until the numbers branch lands: Duration arithmetic traps"))
-    func `Backoff takes every duration and retry number`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { ExtremeValues.backoffDurations() })
-    }
+        @Test(.disabled("until the numbers branch lands: Duration arithmetic traps"))
+        func `Backoff takes every duration and retry number`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    ExtremeValues.backoffDurations()
+                }
+            )
+        }
 
-    @Test(.disabled("until the numbers branch lands: a NaN multiplier traps, an infinite one loops"))
-    func `Backoff takes every multiplier`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { ExtremeValues.backoffMultipliers() })
-    }
+        @Test(.disabled("until the numbers branch lands: a NaN multiplier traps, an infinite one loops"))
+        func `Backoff takes every multiplier`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    ExtremeValues.backoffMultipliers()
+                }
+            )
+        }
 
-    @Test(.disabled("until the numbers branch lands: a NaN jitter traps"))
-    func `a jitter source may return anything`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { ExtremeValues.jitterSources() })
-    }
+        @Test(.disabled("until the numbers branch lands: a NaN jitter traps"))
+        func `a jitter source may return anything`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    ExtremeValues.jitterSources()
+                }
+            )
+        }
 
-    @Test func `capacities and maxConcurrency at their largest`() async {
-        report(await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { ExtremeValues.extremeCapacities() })
+        @Test func `capacities and maxConcurrency at their largest`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    ExtremeValues.extremeCapacities()
+                }
+            )
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -45,10 +46,15 @@ func onSmallStack(_ stackSize: Int = smallStack, _ body: @escaping @Sendable () 
         pthread_attr_init(attributes)
         defer { pthread_attr_destroy(attributes) }
         pthread_attr_setstacksize(attributes, stackSize)
-        return pthread_create(&thread, attributes, { raw in
-            Unmanaged<ThreadWork>.fromOpaque(raw!).takeRetainedValue().body()
-            return nil
-        }, work)
+        return pthread_create(
+            &thread,
+            attributes,
+            { raw in
+                Unmanaged<ThreadWork>.fromOpaque(raw!).takeRetainedValue().body()
+                return nil
+            },
+            work
+        )
     }
     precondition(status == 0, "pthread_create failed")
     #if canImport(Darwin)
@@ -140,3 +146,7 @@ func residentBytes() -> Int? {
 }
 
 struct AttackError: Error, Equatable {}
+
+/// The attack suites, one at a time: their cases run in child processes that each take a core for
+/// seconds, and several at once would starve the rest of the test run.
+@Suite(.serialized) enum Attacks {}

@@ -156,9 +156,15 @@ public final class FutureStream<Value: Sendable>: Sendable {
         on context: any ExecutionContext,
         cancellationToken: CancellationToken,
         wantsResults: Bool = true,
+        feedsStream: Bool = false,
         _ handler: @escaping StreamSubscriber<Value>.Handler
     ) -> StreamSubscriber<Value>? {
-        let subscriber = StreamSubscriber(context: context, wantsResults: wantsResults, handler: handler)
+        let subscriber = StreamSubscriber(
+            context: context,
+            wantsResults: wantsResults,
+            feedsStream: feedsStream,
+            handler: handler
+        )
         if cancellationToken.isCancellationRequested {
             subscriber.cancel()
             return nil

@@ -33,13 +33,16 @@ extension FutureStream {
         }
         if keepsSubscription {
             derived.cancelOnRequest(of: cancellationToken)
-            subscribe(on: context, cancellationToken: cancellationToken) { event in deliver(event, to: derived) }
+            subscribe(on: context, cancellationToken: cancellationToken, feedsStream: true) { event in
+                deliver(event, to: derived)
+            }
             return derived
         }
         if cancellationToken.canBeCancelled {
             derived.releaseOnFinish(cancellationToken.onCancel { [weak derived] in derived?.cancelAndFinish() })
         }
-        let subscriber = subscribe(on: context, cancellationToken: cancellationToken) { [weak derived] event in
+        let subscriber = subscribe(on: context, cancellationToken: cancellationToken, feedsStream: true) {
+            [weak derived] event in
             guard let derived else { return }  // released: nothing can observe it
             deliver(event, to: derived)
         }
@@ -115,7 +118,8 @@ extension FutureStream {
                     derived.publish(result)
                 case .merge(let inner):
                     pending.start()
-                    inner.subscribe(on: .synchronous, cancellationToken: cancellationToken) { event in
+                    inner.subscribe(on: .synchronous, cancellationToken: cancellationToken, feedsStream: true) {
+                        event in
                         switch event {
                         case .result(let result): derived.publish(result)
                         case .finished: if pending.end() { derived.finish() }

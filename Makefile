@@ -25,11 +25,12 @@ test: ## Build, compile every ```swift block of the docs, check the public API, 
 # files (Documentation/Guarantees.md) alone, without -package-name, proves they compile against the public interface.
 API_CHECK_FILES = Tests/CancellationTests/CancellationShapesTests.swift Tests/FutureLibTests/FutureShapesTests.swift \
 	Tests/FutureLibTests/Swift6ShapesTests.swift Tests/FutureLibTests/FormsShapesTests.swift
-api-check: ## Type-check the contract's shape tests (Guarantees.md) as a client package would: public symbols only (after a debug build)
+api-check: ## Type-check the contract's shape tests (Guarantees.md) and the attack suite as a client package would: public symbols only (after a debug build)
 	for file in $(API_CHECK_FILES); do \
 		$(SWIFTC) -typecheck -swift-version 6 -warnings-as-errors -I .build/debug/Modules $$file || exit 1; \
 	done
-	@echo "api-check: $(words $(API_CHECK_FILES)) files type-check against the public interface"
+	$(SWIFTC) -typecheck -swift-version 6 -warnings-as-errors -I .build/debug/Modules Tests/AttackTests/*.swift
+	@echo "api-check: $(words $(API_CHECK_FILES)) files and the attack suite type-check against the public interface"
 	@# The layers (Guarantees.md): Cancellation and the helpers it is built from import only the standard
 	@# library, Synchronization, Dispatch and the C library; FutureLib no Foundation; the root package no package.
 	@if grep -rhE --include='*.swift' '^(@_exported )?(public |package )?import ' Sources/Cancellation Sources/ConcurrencyHelpers \

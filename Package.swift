@@ -83,6 +83,14 @@ let package = Package(
             dependencies: ["ChecksumExample", "TestSupport"],
             swiftSettings: swiftSettings
         ),
+        // Attacks from outside the module: hostile numbers, extreme depth, blocking waits and bridges,
+        // through the public API only (no `@testable`, no TestSupport); crashing and hanging cases
+        // run in exit tests.
+        .testTarget(
+            name: "AttackTests",
+            dependencies: ["FutureLib", "Cancellation"],
+            swiftSettings: swiftSettings
+        ),
         // The examples of Documentation/ and the DocC articles, run, with what they promise asserted.
         // That every ```swift block of the docs compiles is checked by Scripts/check-doc-snippets.py
         // (part of `make test`).

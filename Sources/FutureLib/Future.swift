@@ -69,6 +69,12 @@ public final class Future<Value: Sendable>: Sendable {
     }
 
     deinit {
+        // Continuations still waiting (a future that never completed) hold the futures derived
+        // from it, whose continuations hold theirs: released here, a chain of a million `map`s
+        // would nest a million `deinit`s. Handed to the thread's release queue instead. A
+        // completed future holds none: the lock-free phase answers for the common case (a match
+        // on the state here cost every future's `deinit`; `futurelib-map` guards it).
+        if !phase.isCompleted { releaseContinuations() }
         // The state destroys itself without generic metadata; only an inline value needs
         // `Value`'s, which the class metadata holds. (Read in place: copying the state would look
         // up its metadata; see ``StoredValue``, guarded by callgrind `futurelib-map`.)
@@ -291,6 +297,14 @@ public final class Future<Value: Sendable>: Sendable {
         if let first, first.isSynchronous { first.dispatch(result) }
         for case let continuation? in more where continuation.isSynchronous { continuation.dispatch(result) }
         return true
+    }
+
+    /// Moves the continuations of a pending future that is being deallocated to
+    /// ``DeferredRelease``, which releases them after this `deinit` (and those it leads to) returned.
+    @inline(never) @usableFromInline
+    func releaseContinuations() {
+        guard state.holdsContinuations, let waiting = state.takeWaiting() else { return }
+        DeferredRelease.release(waiting)
     }
 
     /// Fails the future with ``FutureError/brokenPromise``, naming the site its pending state

@@ -156,6 +156,17 @@ struct FutureState<Value: Sendable>: Sendable {
         }
     }
 
+    /// Whether continuations wait on this pending state. Matched in place: the common states
+    /// (completed, or pending without continuations) cost a tag check.
+    @inlinable
+    var holdsContinuations: Bool {
+        switch storage {
+        case .pending(.none, _), .pendingAtBoxedSite(.none, _), .queued(.none, _): false
+        case .pending, .pendingAtBoxedSite, .queued: true
+        case .succeeded, .failed, .succeededQueuing, .failedQueuing: false
+        }
+    }
+
     /// How many continuations wait (or are queued behind the completer).
     @inlinable
     var waitingCount: Int {

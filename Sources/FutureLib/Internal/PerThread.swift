@@ -19,6 +19,10 @@ final class PerThread {
     @exclusivity(unchecked) var inlineDepth = 0
     /// Work deferred because `inlineDepth` reached the limit; drained by the outermost frame.
     @exclusivity(unchecked) var deferred = FIFO<@Sendable () -> Void>()
+    /// Links of chains being released (``DeferredRelease``), dropped one after the other.
+    @exclusivity(unchecked) var released = FIFO<Any>()
+    /// Whether a ``DeferredRelease`` is draining `released` on this thread.
+    @exclusivity(unchecked) var isReleasing = false
     /// The pool this thread works for, if any.
     @exclusivity(unchecked) var pool: WorkerPool?
     /// The capped contexts whose slots the jobs running on this thread hold, outermost first.

@@ -153,7 +153,7 @@ extension FutureStream {
         cancellationToken: CancellationToken = .none,
         _ sideEffect: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) -> FutureStream<Value> {
-        derive(on: context, cancellationToken: cancellationToken) { result, derived in
+        derive(on: context, cancellationToken: cancellationToken, keepsSubscription: true) { result, derived in
             sideEffect(result)
             derived.publish(result)
         }

@@ -50,20 +50,27 @@ public final class FutureStream<Value: Sendable>: Sendable {
     public let capacity: Int
 
     @usableFromInline let state: Lock<StreamState<Value>>
+    /// Whether this is a combinator's stage, which holds its source's subscriber weakly: it keeps
+    /// itself alive while it has subscribers (``StreamState/keepAlive``), and unsubscribes from
+    /// its source when it is released (``StreamState/detach``).
+    @usableFromInline let isStage: Bool
 
     /// An empty stream, written through ``publish(_:)`` and ``finish()``.
     @usableFromInline
-    init(capacity: Int) {
+    init(capacity: Int, isStage: Bool = false) {
         precondition(capacity >= 0, "capacity must not be negative")
         self.capacity = capacity
+        self.isStage = isStage
         state = Lock(StreamState(capacity: capacity))
     }
 
     /// A stream that is deallocated has nobody left to publish to it: finish it, so that its
     /// subscribers (a `for await` loop, `onFinish`) end instead of waiting forever. A wrapped API
-    /// that drops its callback, or a loop that holds only its iterator, leads here.
+    /// that drops its callback, or a loop that holds only its iterator, leads here. A stage that
+    /// nobody holds or subscribes to leaves its source: nothing could observe it any more.
     deinit {
         finish()
+        if isStage, let detach = state.withLock({ $0.detach.take() }) { detach() }
     }
 
     /// Whether the stream has finished: no result will follow.
@@ -98,9 +105,10 @@ public final class FutureStream<Value: Sendable>: Sendable {
     /// Ends the stream; false when it had ended already.
     @inlinable @discardableResult
     func finish() -> Bool {
-        guard let (ready, registrations) = state.withLock({ $0.finish() }) else { return false }
+        guard let (ready, registrations, keepAlive) = state.withLock({ $0.finish() }) else { return false }
         for registration in registrations { registration.unregister() }
         ready.schedule()
+        if let keepAlive { DeferredRelease.release(keepAlive) }
         return true
     }
 
@@ -112,18 +120,20 @@ public final class FutureStream<Value: Sendable>: Sendable {
     func cancelAndFinish() {
         typealias Done = (
             published: StreamState<Value>.Ready, evicted: Result<Value, any Error>?,
-            finished: StreamState<Value>.Ready, registrations: [CancellationRegistration]
+            finished: StreamState<Value>.Ready, registrations: [CancellationRegistration],
+            keepAlive: FutureStream<Value>?
         )
         let done = state.withLock { state -> Done? in
             guard let (published, evicted) = state.publish(.failure(CancellationError())),
-                let (finished, registrations) = state.finish()
+                let (finished, registrations, keepAlive) = state.finish()
             else { return nil }
-            return (published, evicted, finished, registrations)
+            return (published, evicted, finished, registrations, keepAlive)
         }
         guard let done else { return }  // `evicted` is released here, outside the lock
         for registration in done.registrations { registration.unregister() }
         done.published.schedule()
         done.finished.schedule()
+        if let keepAlive = done.keepAlive { DeferredRelease.release(keepAlive) }
     }
 
     /// Keeps `registration` until the stream finishes, then unregisters it (at once if it has).
@@ -140,30 +150,55 @@ public final class FutureStream<Value: Sendable>: Sendable {
     // MARK: - Subscribing (internal: callbacks, combinators, iterators)
 
     /// Adds a subscriber that gets the kept results, then every new one, then `.finished`; or
-    /// `.cancelled` (and nothing more) once `cancellationToken` is cancelled.
-    @inlinable
+    /// `.cancelled` (and nothing more) once `cancellationToken` is cancelled. Returns it when the
+    /// stream stored it (it had not finished).
+    @inlinable @discardableResult
     func subscribe(
         on context: any ExecutionContext,
         cancellationToken: CancellationToken,
         wantsResults: Bool = true,
+        feedsStream: Bool = false,
         _ handler: @escaping StreamSubscriber<Value>.Handler
-    ) {
-        let subscriber = StreamSubscriber(context: context, wantsResults: wantsResults, handler: handler)
+    ) -> StreamSubscriber<Value>? {
+        let subscriber = StreamSubscriber(
+            context: context,
+            wantsResults: wantsResults,
+            feedsStream: feedsStream,
+            handler: handler
+        )
         if cancellationToken.isCancellationRequested {
             subscriber.cancel()
-            return
+            return nil
         }
-        let (stored, schedule) = state.withLock { $0.subscribe(subscriber) }
+        let (stored, schedule) = state.withLock { state in
+            let (stored, schedule) = state.subscribe(subscriber)
+            // A stage with a subscriber lives as long as it has one (a retain; released after the lock).
+            if isStage, stored, state.keepAlive == nil { state.keepAlive = self }
+            return (stored, schedule)
+        }
         if schedule { subscriber.schedule() }
-        guard stored, cancellationToken.canBeCancelled else { return }
+        guard stored else { return nil }
+        guard cancellationToken.canBeCancelled else { return subscriber }
         let registration = cancellationToken.onCancel { [weak self] in
-            // The removed subscriber is released after the lock (kept in a binding: a discarded
-            // result may be released inside the lock).
-            let removed = self?.state.withLock { $0.unsubscribe(subscriber) }
-            withExtendedLifetime(removed) {}
-            subscriber.cancel()
+            defer { subscriber.cancel() }
+            guard let stream = self else { return }
+            stream.unsubscribe(subscriber)
+            // A stage may lose its last subscriber, and this be its last reference (see `detach`).
+            if stream.isStage { DeferredRelease.release(consume stream) }
         }
         subscriber.attach(registration)
+        return subscriber
+    }
+
+    /// Removes `subscriber`; a stage that loses its last subscriber stops holding itself.
+    @usableFromInline
+    func unsubscribe(_ subscriber: StreamSubscriber<Value>) {
+        // The removed subscriber is released after the lock (kept in a binding: a discarded
+        // result may be released inside the lock), and the stage's hold on itself through the
+        // release queue: releasing it may release a chain of stages.
+        let (removed, keepAlive) = state.withLock { $0.unsubscribe(subscriber) }
+        withExtendedLifetime(removed) {}
+        if let keepAlive { DeferredRelease.release(keepAlive) }
     }
 }
 

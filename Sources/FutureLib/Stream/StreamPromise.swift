@@ -156,7 +156,7 @@ public final class StreamPromise<Value: Sendable>: Sendable {
     ///   - other: The stream whose results to add.
     ///   - cancellationToken: Stops the forwarding when cancelled.
     public func resolve(with other: FutureStream<Value>, cancellationToken: CancellationToken = .none) {
-        other.subscribe(on: .synchronous, cancellationToken: cancellationToken) { [self] event in
+        other.subscribe(on: .synchronous, cancellationToken: cancellationToken, feedsStream: true) { [self] event in
             if case .result(let result) = event { stream.publish(result) }
         }
     }

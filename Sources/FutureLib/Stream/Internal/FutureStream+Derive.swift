@@ -6,17 +6,22 @@ extension FutureStream {
     /// A stream of the same capacity fed by `body`, which runs on `context` for each result of
     /// this stream. It finishes when this one does (through `finished` when given), and is
     /// cancelled (a `CancellationError`, then the end) as soon as `cancellationToken` is.
+    ///
+    /// The new stream is a stage (``FutureStream/isStage``): this stream's subscriber holds it
+    /// weakly, so a stage that nobody holds and nobody subscribes to is released and leaves this
+    /// stream, its closure with it. `keepsSubscription` (`andThen`, whose point is its side
+    /// effect) holds it strongly instead: it stays subscribed until this stream finishes.
     @inlinable
     func derive<U: Sendable>(
         on context: any ExecutionContext,
         cancellationToken: CancellationToken,
+        keepsSubscription: Bool = false,
         _ body: @escaping @Sendable (Result<Value, any Error>, FutureStream<U>) -> Void,
         finished: (@Sendable (FutureStream<U>) -> Void)? = nil
     ) -> FutureStream<U> {
-        let derived = FutureStream<U>(capacity: capacity)
+        let derived = FutureStream<U>(capacity: capacity, isStage: !keepsSubscription)
         if derived.failIfCancelled(cancellationToken) { return derived }
-        derived.cancelOnRequest(of: cancellationToken)
-        subscribe(on: context, cancellationToken: cancellationToken) { event in
+        @Sendable func deliver(_ event: StreamEvent<Value>, to derived: FutureStream<U>) {
             switch event {
             case .result(let result):
                 // Checked again: the token may have been cancelled after this result was queued.
@@ -25,7 +30,35 @@ extension FutureStream {
             case .finished:
                 if let finished { finished(derived) } else { derived.finish() }
             case .cancelled:
-                derived.cancelAndFinish()  // done already by `cancelOnRequest`; a no-op then
+                derived.cancelAndFinish()  // done already by the token's handler; a no-op then
+            }
+        }
+        if keepsSubscription {
+            derived.cancelOnRequest(of: cancellationToken)
+            subscribe(on: context, cancellationToken: cancellationToken, feedsStream: true) { event in
+                deliver(event, to: derived)
+            }
+            return derived
+        }
+        if cancellationToken.canBeCancelled {
+            derived.releaseOnFinish(cancellationToken.onCancel { [weak derived] in derived?.cancelAndFinish() })
+        }
+        let subscriber = subscribe(on: context, cancellationToken: cancellationToken, feedsStream: true) {
+            [weak derived] event in
+            guard let derived else { return }  // released: nothing can observe it
+            deliver(event, to: derived)
+        }
+        if let subscriber {
+            derived.state.withLock {
+                $0.detach = { [weak self] in
+                    subscriber.cancel()  // ends it on its context, which releases its token registration
+                    guard let source = self else { return }
+                    source.unsubscribe(subscriber)
+                    // This may be the last reference to a source that is a stage too: released
+                    // through the queue, so that a chain of stages is released iteratively.
+                    // (`consume`: no copy of it may be released after the call.)
+                    if source.isStage { DeferredRelease.release(consume source) }
+                }
             }
         }
         return derived
@@ -87,7 +120,8 @@ extension FutureStream {
                     derived.publish(result)
                 case .merge(let inner):
                     pending.start()
-                    inner.subscribe(on: .synchronous, cancellationToken: cancellationToken) { event in
+                    inner.subscribe(on: .synchronous, cancellationToken: cancellationToken, feedsStream: true) {
+                        event in
                         switch event {
                         case .result(let result): derived.publish(result)
                         case .finished: if pending.end() { derived.finish() }

@@ -12,6 +12,11 @@ struct StreamState<Value: Sendable>: Sendable {
     @usableFromInline var subscribers = Slots<StreamSubscriber<Value>>()
     /// Token registrations to release when the stream finishes (combinators' `cancellationToken`).
     @usableFromInline var registrations: [CancellationRegistration] = []
+    /// A combinator's stage: the stream itself while it has subscribers and has not finished, so
+    /// that a stage nobody holds lives exactly as long as something subscribes to it.
+    @usableFromInline var keepAlive: FutureStream<Value>?
+    /// A combinator's stage: removes its subscription from its source (run when it is released).
+    @usableFromInline var detach: (@Sendable () -> Void)?
     // Last, so that its padding holds the byte `Lock` adds after the state.
     @usableFromInline var isFinished = false
 
@@ -60,8 +65,11 @@ struct StreamState<Value: Sendable>: Sendable {
     /// Finishes the stream; nil when it was already finished. The subscribers are dropped from
     /// the state (each one gets `.finished` after its results) and the registrations returned
     /// for the caller to release.
+    /// A stage's hold on itself goes too (`keepAlive`, for the caller to release after scheduling).
     @inlinable
-    mutating func finish() -> (ready: Ready, registrations: [CancellationRegistration])? {
+    mutating func finish() -> (
+        ready: Ready, registrations: [CancellationRegistration], keepAlive: FutureStream<Value>?
+    )? {
         guard !isFinished else { return nil }
         isFinished = true
         var ready = Ready()
@@ -70,7 +78,7 @@ struct StreamState<Value: Sendable>: Sendable {
         }
         subscribers = Slots()
         defer { registrations = [] }
-        return (ready, registrations)
+        return (ready, registrations, keepAlive.take())
     }
 
     /// Replays the kept results (and the end, if finished) to `subscriber` and, unless the stream
@@ -87,10 +95,15 @@ struct StreamState<Value: Sendable>: Sendable {
 
     /// Removes `subscriber` (its token was cancelled) in O(1); nil when it is gone already. The
     /// last one removed drops the array, as finishing does.
+    /// When that was a stage's last subscriber, its hold on itself is returned too, for the caller
+    /// to release after the lock.
     @inlinable
-    mutating func unsubscribe(_ subscriber: StreamSubscriber<Value>) -> StreamSubscriber<Value>? {
+    mutating func unsubscribe(
+        _ subscriber: StreamSubscriber<Value>
+    ) -> (removed: StreamSubscriber<Value>?, keepAlive: FutureStream<Value>?) {
         let removed = subscribers.remove(subscriber)
-        if removed != nil, subscribers.isEmpty { subscribers = Slots() }
-        return removed
+        guard removed != nil, subscribers.isEmpty else { return (removed, nil) }
+        subscribers = Slots()
+        return (removed, keepAlive.take())
     }
 }

@@ -39,6 +39,10 @@ final class StreamSubscriber<Value: Sendable>: Sendable, Slotted {
     @usableFromInline let context: any ExecutionContext
     /// False for a subscriber that waits only for the end (`onFinish`): results are not queued.
     @usableFromInline let wantsResults: Bool
+    /// Whether the handler publishes into another stream (a combinator's stage, a forwarding
+    /// promise): on `.synchronous` its drains go through the ``Trampoline``, since a chain of them
+    /// nests one drain per stage. The others drain inline, as they always did (`stream-publish`).
+    @usableFromInline let feedsStream: Bool
     /// Where the stream keeps the subscriber (``Slots``), so that its token's handler removes it
     /// without a scan. A stale slot is harmless: removal checks the subscriber there.
     ///
@@ -57,9 +61,15 @@ final class StreamSubscriber<Value: Sendable>: Sendable, Slotted {
     @usableFromInline let isCancelled = Atomic(false)
 
     @inlinable
-    init(context: any ExecutionContext, wantsResults: Bool = true, handler: @escaping Handler) {
+    init(
+        context: any ExecutionContext,
+        wantsResults: Bool = true,
+        feedsStream: Bool = false,
+        handler: @escaping Handler
+    ) {
         self.context = context
         self.wantsResults = wantsResults
+        self.feedsStream = feedsStream
         mailbox = Lock(Mailbox(handler: handler))
     }
 
@@ -129,11 +139,22 @@ final class StreamSubscriber<Value: Sendable>: Sendable, Slotted {
         if late { registration.unregister() }
     }
 
-    /// Starts a drain job on the context (inline on `.synchronous`). Never call it with a lock held.
+    /// Starts a drain job on the context (inline on `.synchronous`; for a subscriber that feeds a
+    /// stream, through the ``Trampoline``: a chain of `.synchronous` stages nests a bounded number
+    /// of drains, and the outermost frame runs the deeper ones). Never call it with a lock held.
     @inlinable
     func schedule() {
         if context.isSynchronous {
-            drain()
+            guard feedsStream else {
+                drain()
+                return
+            }
+            if let thread = Trampoline.enterInline() {
+                drain()
+                Trampoline.leaveInline(thread)
+            } else {
+                Trampoline.run { [self] in drain() }
+            }
         } else {
             context.execute { [self] in drain() }
         }

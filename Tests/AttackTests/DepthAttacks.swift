@@ -1,0 +1,349 @@
+import Cancellation
+import FutureLib
+import Testing
+
+// Depth: every chain a user can build, 10⁵ deep in `make test` (10⁶ under `make stress`), built,
+// completed, cancelled and released on a thread with a 512 KB stack, in each direction. Each case
+// runs in a child process (an exit test): a stack overflow fails that case, not the run.
+
+/// One stage of a future chain: what it builds on `future`, and what it adds to the value.
+enum FutureStage: String, CaseIterable, Sendable, Codable {
+    case map, flatMap, filter, transform, transformResult, mapError, andThen, recover, recoverWith, ensure, hop,
+        zip, onCompletePromise, resolveWith
+
+    /// How much one stage adds to the chain's value when it succeeds.
+    var increment: Int {
+        switch self {
+        case .map, .flatMap, .transform, .transformResult: 1
+        default: 0
+        }
+    }
+
+    func apply(to future: Future<Int>, token: CancellationToken) -> Future<Int> {
+        switch self {
+        case .map: future.map(on: .synchronous, cancellationToken: token) { $0 + 1 }
+        case .flatMap: future.flatMap(on: .synchronous, cancellationToken: token) { Future(value: $0 + 1) }
+        case .filter: future.filter(on: .synchronous, cancellationToken: token) { _ in true }
+        case .transform:
+            future.transform(on: .synchronous, cancellationToken: token, success: { $0 + 1 }, failure: { $0 })
+        case .transformResult: future.transform(on: .synchronous, cancellationToken: token) { $0.map { $0 + 1 } }
+        case .mapError: future.mapError(on: .synchronous, cancellationToken: token) { $0 }
+        case .andThen: future.andThen(on: .synchronous, cancellationToken: token) { _ in }
+        case .recover: future.recover(on: .synchronous, cancellationToken: token) { _ in -1 }
+        case .recoverWith: future.recoverWith(on: .synchronous, cancellationToken: token) { _ in Future(value: -1) }
+        case .ensure: future.ensure(on: .synchronous, cancellationToken: token) {}
+        case .hop: future.hop(to: .synchronous, cancellationToken: token)
+        case .zip:
+            future.zip(Future(value: 0), on: .synchronous, cancellationToken: token).map(on: .synchronous) { $0.0 }
+        case .onCompletePromise:
+            // A continuation that completes the next promise: what a wrapped callback API does.
+            {
+                let next = Promise<Int>()
+                future.onComplete(on: .synchronous, cancellationToken: token) { next.resolve($0) }
+                return next.future
+            }()
+        case .resolveWith:
+            {
+                let next = Promise<Int>()
+                next.resolve(with: future)
+                return next.future
+            }()
+        }
+    }
+}
+
+/// An execution context that drops every job: a future whose work was given to it never
+/// completes (as a wrapped callback API that dropped its callback).
+struct DroppingContext: ExecutionContext {
+    func execute(_ work: @escaping @Sendable () -> Void) {}
+}
+
+enum FutureDepth {
+    /// Builds `depth` stages on a pending root, completes the root, checks the tail's value.
+    static func completes(_ stage: FutureStage) {
+        let depth = AttackSize.depth
+        onSmallStack {
+            let root = Promise<Int>()
+            var tail = root.future
+            for _ in 0..<depth { tail = stage.apply(to: tail, token: .none) }
+            root.fulfill(0)
+            guard case .success(let value)? = tail.result, value == depth * stage.increment else {
+                fatalError("\(stage): the tail has \(String(describing: tail.result))")
+            }
+        }
+    }
+
+    /// Builds `depth` stages, each with the one token, then cancels it: the tail fails.
+    /// (`resolve(with:)` takes no token: its chain has no cancelling direction.)
+    static func cancels(_ stage: FutureStage) {
+        guard stage != .resolveWith else { return }
+        let depth = AttackSize.depth
+        onSmallStack {
+            let root = Promise<Int>()
+            let request = CancellationRequest()
+            var tail = root.future
+            for _ in 0..<depth { tail = stage.apply(to: tail, token: request.token) }
+            request.cancel()
+            guard case .failure(let error)? = tail.result,
+                error is CancellationError || stage == .recover
+                    || stage == .recoverWith
+            else {
+                // `recover` turns the cancellation of the stage below into a value: any result is fine
+                // for it, but the chain must have completed.
+                fatalError("\(stage): the tail has \(String(describing: tail.result))")
+            }
+            withExtendedLifetime(root) {}
+        }
+    }
+
+    /// Builds `depth` stages on a future that never completes, then releases the whole chain.
+    static func releases(_ stage: FutureStage) {
+        let depth = AttackSize.depth
+        let counter = ReleaseCounter()
+        onSmallStack {
+            var tail = Future<Int>(on: DroppingContext()) { 0 }
+            let probe = counter.make()
+            tail = tail.map(on: .synchronous) {
+                probe.touch()
+                return $0
+            }
+            for _ in 0..<depth { tail = stage.apply(to: tail, token: .none) }
+            _ = consume tail
+            _ = consume probe
+        }
+        guard counter.released == 1 else { fatalError("\(stage): the chain was not released") }
+    }
+
+    /// Builds `depth` stages on a future that never completes, each with a token that is never
+    /// cancelled, then releases the chain and the token.
+    static func releasesWithToken(_ stage: FutureStage) {
+        let depth = AttackSize.depth
+        onSmallStack {
+            let request = CancellationRequest()
+            var tail = Future<Int>(on: DroppingContext()) { 0 }
+            for _ in 0..<depth { tail = stage.apply(to: tail, token: request.token) }
+            _ = consume tail
+            _ = consume request
+        }
+    }
+}
+
+enum StreamDepth {
+    /// Publishes through `depth` `.synchronous` `map` stages, then finishes the chain.
+    static func publishesAndFinishes() {
+        let depth = AttackSize.depth
+        onSmallStack {
+            let promise = StreamPromise<Int>(capacity: 0)
+            var tail = promise.stream
+            for _ in 0..<depth { tail = tail.map(on: .synchronous) { $0 + 1 } }
+            let seen = Shared<[Int]>([])
+            let finished = Shared(false)
+            tail.onSuccess(on: .synchronous) { value in seen.withLock { $0.append(value) } }
+            tail.onFinish(on: .synchronous) { finished.value = true }
+            promise.fulfill(0)
+            promise.fulfill(1)
+            guard seen.value == [depth, depth + 1] else { fatalError("stream: saw \(seen.value)") }
+            promise.finish()
+            guard finished.value else { fatalError("stream: the chain did not finish") }
+        }
+    }
+
+    /// Drops the promise of a chain of `depth` stages: the chain finishes.
+    static func finishesWhenThePromiseIsDropped() {
+        let depth = AttackSize.depth
+        onSmallStack {
+            var promise: StreamPromise<Int>? = StreamPromise<Int>(capacity: 0)
+            var tail = promise!.stream
+            for _ in 0..<depth { tail = tail.map(on: .synchronous) { $0 + 1 } }
+            let finished = Shared(false)
+            tail.onFinish(on: .synchronous) { finished.value = true }
+            promise = nil
+            guard finished.value else { fatalError("stream: the chain did not finish") }
+        }
+    }
+
+    /// Cancels a chain of `depth` stages through the one token each stage was given.
+    static func cancels() {
+        let depth = AttackSize.depth
+        onSmallStack {
+            let promise = StreamPromise<Int>(capacity: 0)
+            let request = CancellationRequest()
+            var tail = promise.stream
+            for _ in 0..<depth { tail = tail.map(on: .synchronous, cancellationToken: request.token) { $0 + 1 } }
+            let finished = Shared(false)
+            tail.onFinish(on: .synchronous) { finished.value = true }
+            request.cancel()
+            guard finished.value, tail.isFinished else { fatalError("stream: the chain did not end") }
+            promise.fulfill(1)  // goes nowhere
+        }
+    }
+
+    /// Releases a chain of `depth` stages (nobody holds it, nobody subscribes) on a stream that
+    /// lives on, then the stream.
+    static func releasesAnUnheldChain() {
+        let depth = AttackSize.depth
+        let counter = ReleaseCounter()
+        onSmallStack {
+            let promise = StreamPromise<Int>(capacity: 1)
+            let probe = counter.make()
+            var tail = promise.stream.map(on: .synchronous) {
+                probe.touch()
+                return $0
+            }
+            for _ in 0..<depth { tail = tail.map(on: .synchronous) { $0 + 1 } }
+            _ = consume tail
+            _ = consume probe
+            promise.fulfill(1)
+            withExtendedLifetime(promise) {}
+        }
+        guard counter.released == 1 else { fatalError("stream: the unheld chain was not released") }
+    }
+}
+
+enum CancellationDepth {
+    /// Cancels the root of `depth` requests, each linked to the previous one.
+    static func linkedChainCancels() {
+        let depth = AttackSize.depth
+        onSmallStack {
+            let root = CancellationRequest()
+            var requests = [root]
+            requests.reserveCapacity(depth + 1)
+            for _ in 0..<depth { requests.append(CancellationRequest(linkedTo: requests.last!.token)) }
+            root.cancel()
+            guard requests.last!.token.isCancellationRequested else { fatalError("linked: the tail was not cancelled") }
+        }
+    }
+
+    /// Releases `depth` requests, each linked to the previous one, without cancelling them.
+    static func linkedChainReleases() {
+        let depth = AttackSize.depth
+        onSmallStack {
+            let root = CancellationRequest()
+            var tail = CancellationRequest(linkedTo: root.token)
+            for _ in 0..<depth { tail = CancellationRequest(linkedTo: tail.token) }
+            _ = consume tail
+            withExtendedLifetime(root) {}
+        }
+    }
+
+    /// Cancels a token whose handler registers the next handler, `depth` times over.
+    static func handlersRegisteredFromHandlers() {
+        let depth = AttackSize.depth
+        onSmallStack {
+            let request = CancellationRequest()
+            let runs = Shared(0)
+            @Sendable func register(_ remaining: Int) {
+                request.token.onCancel {
+                    runs.withLock { $0 += 1 }
+                    if remaining > 0 { register(remaining - 1) }
+                }
+            }
+            register(depth)
+            request.cancel()
+            guard runs.value == depth + 1 else { fatalError("handlers: \(runs.value) ran") }
+        }
+    }
+}
+
+extension Attacks {
+    @Suite(.serialized, .timeLimit(.minutes(10)))
+    struct ScaleDepthAttacks {
+        // Exit tests capture no values here: each body names its case as a literal.
+
+        @Test func `a future chain of every combinator completes`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    for stage in FutureStage.allCases { FutureDepth.completes(stage) }
+                }
+            )
+        }
+
+        @Test func `a future chain of every combinator is cancelled by its one token`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    for stage in FutureStage.allCases { FutureDepth.cancels(stage) }
+                }
+            )
+        }
+
+        @Test func `a future chain of every combinator on a future that never completes is released`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    for stage in FutureStage.allCases { FutureDepth.releases(stage) }
+                }
+            )
+        }
+
+        @Test func `a future chain with a live token on a future that never completes is released`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    for stage in FutureStage.allCases { FutureDepth.releasesWithToken(stage) }
+                }
+            )
+        }
+
+        @Test func `values publish through a chain of stream maps, and its end`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    StreamDepth.publishesAndFinishes()
+                }
+            )
+        }
+
+        @Test func `a chain of stream maps ends when its promise is dropped`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    StreamDepth.finishesWhenThePromiseIsDropped()
+                }
+            )
+        }
+
+        @Test func `a chain of stream maps is cancelled by its one token`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { StreamDepth.cancels() }
+            )
+        }
+
+        @Test func `a chain of stream maps that nobody holds is released while its source lives`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    StreamDepth.releasesAnUnheldChain()
+                }
+            )
+        }
+
+        @Test(.disabled("until the reasons branch lands: the Cancellation module recurses here"))
+        func `a chain of linked requests is cancelled from its root`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    CancellationDepth.linkedChainCancels()
+                }
+            )
+        }
+
+        @Test(.disabled("until the reasons branch lands: the Cancellation module recurses here"))
+        func `a chain of linked requests is released uncancelled`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    CancellationDepth.linkedChainReleases()
+                }
+            )
+        }
+
+        @Test(.disabled("until the reasons branch lands: the Cancellation module recurses here"))
+        func `handlers registered from handlers all run`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    CancellationDepth.handlersRegisteredFromHandlers()
+                }
+            )
+        }
+    }
+}
+
+/// Prints the end of a failed exit test's standard error (the child's `fatalError` message).
+func report(_ result: ExitTest.Result?) {
+    guard let result, result.exitStatus != .exitCode(0) else { return }
+    let text = String(decoding: result.standardErrorContent.suffix(2000), as: UTF8.self)
+    print("attack child's standard error:\n\(text)")
+}

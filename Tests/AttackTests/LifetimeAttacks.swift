@@ -1,0 +1,174 @@
+import Cancellation
+import Foundation
+import FutureLib
+import Testing
+
+// Nothing unobservable kept: a stream stage that nobody holds and nobody subscribes to is
+// released, its closure and captures with it, while its source lives on; a stage that something
+// subscribes to lives as long as that subscription. A derived future made per request on a
+// long-lived pending future follows the documented rule instead: kept until the future completes.
+
+enum Lifetimes {
+    /// How many stages or derived futures the memory loops make: 10⁶ under `make stress`.
+    static let loop = AttackSize.isStress ? 1_000_000 : AttackSize.isSanitized ? 10_000 : 100_000
+
+    /// Makes and drops `loop` `map` stages on one long-lived stream; prints the resident set
+    /// before and after and fails when a stage or its closure was kept.
+    static func droppedStreamMaps() {
+        let promise = StreamPromise<[UInt8]>(capacity: 1)
+        promise.fulfill([1])
+        let counter = ReleaseCounter()
+        let before = residentBytes() ?? 0
+        for _ in 0..<loop {
+            let probe = counter.make()
+            let payload = [UInt8](repeating: 0, count: 64)  // a capture of some size, as a request's
+            _ = promise.stream.map(on: .synchronous) { value in
+                probe.touch()
+                return value + payload
+            }
+        }
+        promise.fulfill([2])
+        let after = residentBytes() ?? 0
+        print("dropped stream maps: \(loop), resident set \(before / 1024) KB -> \(after / 1024) KB")
+        guard counter.released == loop else { fatalError("\(loop - counter.released) dropped stages were kept") }
+        withExtendedLifetime(promise) {}
+    }
+
+    /// Makes `loop` `map`s on one pending future and drops them; prints the resident set
+    /// before, while they wait, and after the future completed.
+    static func droppedFutureMaps() {
+        let promise = Promise<Int>()
+        let counter = ReleaseCounter()
+        let before = residentBytes() ?? 0
+        for _ in 0..<loop {
+            let probe = counter.make()
+            _ = promise.future.map(on: .synchronous) { value in
+                probe.touch()
+                return value
+            }
+        }
+        let waiting = residentBytes() ?? 0
+        let keptWhilePending = loop - counter.released
+        promise.fulfill(1)
+        let after = residentBytes() ?? 0
+        print(
+            "dropped future maps: \(loop), resident set \(before / 1024) KB -> \(waiting / 1024) KB pending"
+                + " -> \(after / 1024) KB completed"
+        )
+        guard keptWhilePending == loop, counter.released == loop else {
+            fatalError("kept while pending: \(keptWhilePending), released at completion: \(counter.released)")
+        }
+    }
+}
+
+extension Attacks {
+    @Suite(.serialized, .timeLimit(.minutes(5)))
+    struct LifetimeAttacks {
+        @Test func `a stream stage made and dropped without a subscriber is released, closure and captures`() {
+            let promise = StreamPromise<Int>(capacity: 1)
+            let counter = ReleaseCounter()
+            var stage: Weak<FutureStream<Int>>?
+            do {
+                let probe = counter.make()
+                let mapped = promise.stream.map(on: .synchronous) { value in
+                    probe.touch()
+                    return value + 1
+                }
+                stage = Weak(mapped.filter { _ in true })
+            }
+            #expect(stage?.isAlive == false)
+            #expect(counter.released == 1)
+            promise.fulfill(1)  // reaches no stage
+        }
+
+        @Test func `stages held only by a subscriber deliver, and go when it unsubscribes`() {
+            let promise = StreamPromise<Int>(capacity: 0)
+            let counter = ReleaseCounter()
+            let request = CancellationRequest()
+            let seen = Shared<[Int]>([])
+            do {
+                let probe = counter.make()
+                promise.stream
+                    .map(on: .synchronous) { value in
+                        probe.touch()
+                        return value * 10
+                    }
+                    .filter(on: .synchronous) { $0 > 10 }
+                    .onSuccess(on: .synchronous, cancellationToken: request.token) { value in
+                        seen.withLock { $0.append(value) }
+                    }
+            }
+            promise.fulfill(1)
+            promise.fulfill(2)
+            #expect(seen.value == [20])
+            #expect(counter.released == 0)
+            request.cancel()
+            #expect(counter.released == 1)
+            promise.fulfill(3)
+            #expect(seen.value == [20])
+        }
+
+        @Test func `stages held only by a for-await loop deliver until the loop ends`() async throws {
+            let promise = StreamPromise<Int>(capacity: 3)
+            promise.fulfill(1)
+            promise.fulfill(2)
+            promise.finish()
+            var values: [Int] = []
+            for try await value in promise.stream.map(on: .synchronous, { $0 + 1 }).values { values.append(value) }
+            #expect(values == [2, 3])
+        }
+
+        @Test func `a dropped andThen stage stays subscribed: its side effect is its point`() {
+            let promise = StreamPromise<Int>(capacity: 0)
+            let seen = Shared<[Int]>([])
+            promise.stream.andThen(on: .synchronous) { result in
+                if case .success(let value) = result { seen.withLock { $0.append(value) } }
+            }
+            promise.fulfill(1)
+            promise.fulfill(2)
+            #expect(seen.value == [1, 2])
+        }
+
+        @Test func `a stage that a token cancels is released even if its token lives on`() async {
+            let promise = StreamPromise<Int>(capacity: 0)
+            let longLived = CancellationRequest()
+            let counter = ReleaseCounter()
+            do {
+                let probe = counter.make()
+                _ = promise.stream.map(on: .default, cancellationToken: longLived.token) { value in
+                    probe.touch()
+                    return value
+                }
+            }
+            // The stage leaves its source at once; its subscriber ends on `.default`, which then
+            // releases the closure.
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(30)
+            while counter.released == 0, clock.now < deadline { await Task.yield() }
+            #expect(counter.released == 1)
+            withExtendedLifetime(longLived) {}
+        }
+
+        @Test func `maps made and dropped per request on a long-lived stream keep nothing`() async {
+            let result = await #expect(
+                processExitsWith: .success,
+                observing: [\.standardOutputContent, \.standardErrorContent]
+            ) {
+                Lifetimes.droppedStreamMaps()
+            }
+            if let result { print(String(decoding: result.standardOutputContent, as: UTF8.self)) }
+            report(result)
+        }
+
+        @Test func `maps made and dropped per request on a pending future wait for its completion, then go`() async {
+            let result = await #expect(
+                processExitsWith: .success,
+                observing: [\.standardOutputContent, \.standardErrorContent]
+            ) {
+                Lifetimes.droppedFutureMaps()
+            }
+            if let result { print(String(decoding: result.standardOutputContent, as: UTF8.self)) }
+            report(result)
+        }
+    }
+}

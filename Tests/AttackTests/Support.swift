@@ -1,0 +1,152 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// The attack suite's own helpers: it imports FutureLib and Cancellation as a client package does
+// (no `@testable`, no TestSupport, which sees `package` symbols), so everything it needs is here.
+
+/// How deep the depth attacks build their chains: 10⁶ under `make stress`
+/// (`FUTURELIB_STRESS_ITERATIONS` set), 10⁵ in `make test`, 2×10⁴ under a sanitizer, whose
+/// frames are several times larger and whose loops run far slower. Every one of them is far
+/// beyond what recursion survives on a 512 KB stack (about a thousand stream stages).
+enum AttackSize {
+    static let isStress = ProcessInfo.processInfo.environment["FUTURELIB_STRESS_ITERATIONS"] != nil
+
+    static let depth = isStress ? 1_000_000 : isSanitized ? 20_000 : 100_000
+
+    /// Whether this process runs under ThreadSanitizer or AddressSanitizer (told from the symbols
+    /// their runtimes add, so the suite is built as a user builds it).
+    static let isSanitized: Bool = {
+        guard let process = dlopen(nil, RTLD_NOW) else { return false }
+        return dlsym(process, "__tsan_init") != nil || dlsym(process, "__asan_init") != nil
+    }()
+}
+
+/// The stack size of Apple's secondary threads, which the depth attacks run on.
+let smallStack = 512 * 1024
+
+/// Runs `body` on a new thread with a `stackSize`-byte stack and blocks until it returned. For the
+/// bodies of exit tests, which run in a child process: a stack overflow there fails one test.
+func onSmallStack(_ stackSize: Int = smallStack, _ body: @escaping @Sendable () -> Void) {
+    let work = Unmanaged.passRetained(ThreadWork(body)).toOpaque()
+    #if canImport(Darwin)
+    var thread: pthread_t? = nil
+    #else
+    var thread = pthread_t()
+    #endif
+    let status = withUnsafeTemporaryAllocation(of: pthread_attr_t.self, capacity: 1) { buffer in
+        let attributes = buffer.baseAddress!
+        pthread_attr_init(attributes)
+        defer { pthread_attr_destroy(attributes) }
+        pthread_attr_setstacksize(attributes, stackSize)
+        return pthread_create(
+            &thread,
+            attributes,
+            { raw in
+                Unmanaged<ThreadWork>.fromOpaque(raw!).takeRetainedValue().body()
+                return nil
+            },
+            work
+        )
+    }
+    precondition(status == 0, "pthread_create failed")
+    #if canImport(Darwin)
+    pthread_join(thread!, nil)
+    #else
+    pthread_join(thread, nil)
+    #endif
+}
+
+/// The body of a thread that ``onSmallStack(_:_:)`` starts.
+private final class ThreadWork: Sendable {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+}
+
+/// Ends the (child) process with a failure after `seconds`: an exit test whose body would hang
+/// fails instead.
+func failAfter(seconds: Int) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) {
+        FileHandle.standardError.write(Data("attack: still running after \(seconds) s: a hang\n".utf8))
+        exit(3)
+    }
+}
+
+/// A value shared by threads.
+final class Shared<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+
+    init(_ value: Value) {
+        storage = Mutex(value)
+    }
+
+    var value: Value {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
+
+    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R {
+        storage.withLock { body(&$0) }
+    }
+}
+
+/// Counts the deallocations of the ``Probe``s it makes: capture one in a closure and the count
+/// says whether the closure was released.
+final class ReleaseCounter: Sendable {
+    private let count = Atomic(0)
+
+    var released: Int { count.load(ordering: .acquiring) }
+
+    func make() -> Probe { Probe(self) }
+
+    fileprivate func bump() { count.add(1, ordering: .releasing) }
+}
+
+/// An object whose deallocation a ``ReleaseCounter`` counts.
+final class Probe: Sendable {
+    private let counter: ReleaseCounter
+
+    fileprivate init(_ counter: ReleaseCounter) { self.counter = counter }
+
+    /// Something to call so that a closure really captures the probe.
+    func touch() {}
+
+    deinit { counter.bump() }
+}
+
+/// A weak reference readable from any thread.
+final class Weak<Object: AnyObject & Sendable>: Sendable {
+    private let storage: Mutex<WeakBox>
+
+    private struct WeakBox: @unchecked Sendable {
+        // Sendable: `Object` is; the box lives only inside the mutex.
+        weak var object: Object?
+    }
+
+    init(_ object: Object) {
+        storage = Mutex(WeakBox(object: object))
+    }
+
+    var isAlive: Bool { storage.withLock { $0.object != nil } }
+}
+
+/// The resident set of this process in bytes (Linux `/proc/self/statm`); nil elsewhere.
+func residentBytes() -> Int? {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+    let fields = statm.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+struct AttackError: Error, Equatable {}
+
+/// The attack suites, one at a time: their cases run in child processes that each take a core for
+/// seconds, and several at once would starve the rest of the test run.
+@Suite(.serialized) enum Attacks {}

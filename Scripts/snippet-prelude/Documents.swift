@@ -20,6 +20,9 @@ extension `Documentation/Cancellation.md` {
     static func respond(to request: Request, cancellationToken: CancellationToken) async throws -> Response {
         Response()
     }
+    static func fetchQuote(_ symbol: String, cancellationToken: CancellationToken) -> Future<Double> {
+        Future(value: 1)
+    }
 }
 
 extension `Documentation/GettingStarted.md` {

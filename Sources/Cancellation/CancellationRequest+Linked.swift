@@ -41,4 +41,38 @@ extension CancellationRequest {
     public convenience init(linkedTo tokens: CancellationToken...) {
         self.init(linkedTo: tokens)
     }
+
+    /// Creates a request that is cancelled once every one of `tokens` is, with the last one's reason.
+    ///
+    /// Use it when work serves several callers and should stop only when none of them wants it
+    /// any more: one shared upstream call for several waiters, each with its own token.
+    ///
+    /// ```swift
+    /// let alice = CancellationRequest()
+    /// let bob = CancellationRequest()
+    /// let shared = CancellationRequest(linkedToAll: [alice.token, bob.token])
+    /// alice.cancel()
+    /// #expect(!shared.isCancellationRequested)  // bob still waits
+    /// bob.cancel(reason: DeadlineExceededError())
+    /// #expect(shared.token.cancellationReason is DeadlineExceededError)
+    /// ```
+    ///
+    /// ### Semantics
+    /// - It is cancelled when the last of its sources is, on that source's cancelling thread, with
+    ///   that source's ``CancellationToken/cancellationReason``; exactly once, however many threads
+    ///   cancel the sources at once. Sources already cancelled count at once: all of them cancelled
+    ///   gives a request cancelled before `init` returns.
+    /// - With ``CancellationToken/none`` or a token whose request can no longer be cancelled among
+    ///   `tokens`, or with no tokens at all, it is never cancelled by its sources, and nothing is
+    ///   stored on them. (``cancel()`` still cancels it.)
+    /// - Its lifetime is that of ``init(linkedTo:)-([CancellationToken])``: live sources keep it
+    ///   cancellable while something can observe it, and its handlers on the sources are removed
+    ///   when it is cancelled or when nothing can observe it any more. A source that can no longer
+    ///   be cancelled makes it uncancellable by its sources.
+    ///
+    /// - Parameter tokens: The sources, all of which must be cancelled.
+    public convenience init(linkedToAll tokens: [CancellationToken]) {
+        self.init()
+        core.link(toAll: tokens)
+    }
 }

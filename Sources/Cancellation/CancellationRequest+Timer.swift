@@ -12,6 +12,7 @@ extension CancellationRequest {
     /// let page = try await fetch(url, cancellationToken: token)  // cancelled if it takes over 5 s
     /// ```
     ///
+    /// When the timer fires, the request is cancelled with ``DeadlineExceededError`` as its reason.
     /// A delay of zero or less cancels the request before `init` returns. Once the request and
     /// every token and registration of it are gone, the timer is stopped and released at once.
     ///
@@ -48,6 +49,7 @@ extension CancellationRequest {
     /// ### Semantics
     /// - A later call replaces the pending deadline, earlier or later: the last call wins.
     /// - After the request is cancelled it does nothing.
+    /// - The timer cancels with ``DeadlineExceededError`` as the reason.
     /// - A delay of zero or less cancels at once, on this thread. Negative delays count as zero.
     /// - On the system clock the timer fires on FutureLib's serial timer queue, which has a
     ///   thread of its own (not the cooperative pool, not `DispatchQueue.global()`), and runs the
@@ -60,7 +62,7 @@ extension CancellationRequest {
     /// - Parameter delay: How long from now until cancellation.
     public func cancel(after delay: Duration) {
         guard delay > .zero else {
-            cancel()
+            cancel(reason: DeadlineExceededError())
             return
         }
         core.arm(after: delay, on: nil)
@@ -85,7 +87,7 @@ extension CancellationRequest {
     ///   - clock: The clock that measures `delay`.
     public func cancel(after delay: Duration, clock: some TimerClock) {
         guard delay > .zero else {
-            cancel()
+            cancel(reason: DeadlineExceededError())
             return
         }
         core.arm(after: delay, on: clock)

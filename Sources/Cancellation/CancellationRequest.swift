@@ -9,6 +9,11 @@
 /// cancelButton.onTap { request.cancel() }
 /// ```
 ///
+/// ### Reasons
+/// ``cancel(reason:)`` says why: a deadline (``DeadlineExceededError``), a client that went away, a
+/// shutdown. Work reads it from ``CancellationToken/cancellationReason``; ``cancel()`` gives
+/// `CancellationError()`.
+///
 /// ### Handlers
 /// ``cancel()`` runs every handler registered with ``CancellationToken/onCancel(_:)`` exactly once,
 /// synchronously on the calling thread, newest registration first, and outside any internal lock:
@@ -82,7 +87,36 @@ public final class CancellationRequest: Sendable {
     ///   thread, newest registration first. The internal lock is taken once per handler and is
     ///   never held while a handler runs.
     /// - A pending timer is stopped. Handlers are released as they run.
+    /// - The token's ``CancellationToken/cancellationReason`` is `CancellationError()`: this is
+    ///   ``cancel(reason:)`` with that reason.
     public func cancel() {
         core.cancel()
+    }
+
+    /// Requests cancellation, saying why, and runs the registered handlers.
+    ///
+    /// The reason is for whoever reads ``CancellationToken/cancellationReason``, to tell a client
+    /// that went away from a deadline or a shutdown; futures and streams that the token cancels
+    /// still fail with `CancellationError`, so `catch is CancellationError` keeps working.
+    ///
+    /// ```swift
+    /// struct ClientDisconnected: Error {}
+    ///
+    /// let request = CancellationRequest()
+    /// request.cancel(reason: ClientDisconnected())
+    /// request.cancel(reason: DeadlineExceededError())  // too late: the first cancellation wins
+    /// #expect(request.token.cancellationReason is ClientDisconnected)
+    /// ```
+    ///
+    /// ### Semantics
+    /// - Exactly as ``cancel()``, whose reason is `CancellationError()`.
+    /// - The first cancellation wins, its reason included, whether the others come later or race
+    ///   it from other threads (``cancel()``, a timer, a linked source): every reader of
+    ///   ``CancellationToken/cancellationReason`` sees that one reason, from the moment
+    ///   ``isCancellationRequested`` turns `true`.
+    ///
+    /// - Parameter reason: Why the work should stop.
+    public func cancel(reason: any Error) {
+        core.cancel(reason: reason)
     }
 }

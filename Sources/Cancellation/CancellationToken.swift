@@ -55,6 +55,33 @@ public struct CancellationToken: Sendable, Hashable {
         core?.isCancellationRequested ?? false
     }
 
+    /// Why cancellation was requested: nil until it is, then the reason of the cancellation that won.
+    ///
+    /// ``CancellationRequest/cancel()`` gives `CancellationError()`, a timer
+    /// ``DeadlineExceededError``, ``CancellationRequest/cancel(reason:)`` its reason; a linked
+    /// request takes the reason of its source that was cancelled first (for
+    /// ``CancellationRequest/init(linkedToAll:)``, the last). A server handler answers from it:
+    ///
+    /// ```swift
+    /// struct ClientDisconnected: Error {}
+    ///
+    /// func status(after error: any Error, cancellationToken: CancellationToken) -> Int {
+    ///     guard error is CancellationError else { return 500 }
+    ///     switch cancellationToken.cancellationReason {
+    ///     case is ClientDisconnected: return 499
+    ///     case is DeadlineExceededError: return 504
+    ///     default: return 503  // shutting down
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// It never changes once set, and every reader sees the same reason. Work that the token
+    /// cancels still throws `CancellationError` (``checkCancellation()``, futures, streams): the
+    /// reason is read here. Reading it takes the request's lock.
+    public var cancellationReason: (any Error)? {
+        core?.cancellationReason
+    }
+
     /// Whether this token is, or may still become, cancelled.
     ///
     /// `false` for ``none`` and for a token whose request can no longer be cancelled (deallocated
@@ -81,7 +108,9 @@ public struct CancellationToken: Sendable, Hashable {
     /// - The handler runs exactly once, synchronously on the thread that calls
     ///   ``CancellationRequest/cancel()`` (or the timer's thread), newest registration first.
     /// - On a token that is already cancelled, the handler runs at once on this thread, before
-    ///   `onCancel` returns.
+    ///   `onCancel` returns. Called from inside a handler that itself ran that way (or that a
+    ///   linked request's cancellation ran), it runs right after that handler returned, so that
+    ///   handlers registering handlers run in constant stack at any depth.
     /// - On ``none``, or a token whose request can no longer be cancelled, nothing is
     ///   stored and nothing runs.
     /// - The handler is released as soon as it ran, was unregistered, or its request can no longer

@@ -1,4 +1,5 @@
 import Cancellation
+import FutureLib
 import Synchronization
 import Testing
 
@@ -145,6 +146,75 @@ func handle(_ request: Request) async throws -> Response {
     return try await respond(to: request, cancellationToken: linked.token)
 }  // both dropped here: their links and timer go with them
 
+// Reasons: why the work stopped.
+struct ClientDisconnected: Error {}
+struct ShuttingDown: Error {}
+
+func statusCode(
+    for request: Request,
+    client: CancellationToken,
+    shutdown: CancellationToken,
+    deadline: Duration = .seconds(2)
+) async -> Int {
+    let timeout = CancellationRequest(cancelAfter: deadline)
+    let stop = CancellationRequest(linkedTo: [client, timeout.token, shutdown])
+    do {
+        _ = try await respond(to: request, cancellationToken: stop.token)
+        return 200
+    } catch is CancellationError {
+        switch stop.token.cancellationReason {
+        case is ClientDisconnected: return 499  // nobody to answer: log it
+        case is DeadlineExceededError: return 504
+        default: return 503  // shutting down
+        }
+    } catch {
+        return 500
+    }
+}
+
+// All-of links: work that several waiters share.
+
+/// The upstream call of the recipe: pending until the test fulfills it; its token's handler is
+/// kept while the call runs, and rejects the call when the token fires.
+final class QuoteService: Sendable {
+    private let calls = Mutex<[(promise: Promise<Double>, registration: CancellationRegistration)]>([])
+
+    func fetchQuote(_ symbol: String, cancellationToken: CancellationToken) -> Future<Double> {
+        let promise = Promise<Double>()
+        let registration = cancellationToken.onCancel {
+            promise.reject(cancellationToken.cancellationReason ?? CancellationError())
+        }
+        calls.withLock { $0.append((promise, registration)) }
+        return promise.future
+    }
+
+    var callCount: Int { calls.withLock { $0.count } }
+
+    /// The result of the latest call, nil while it runs.
+    var lastCallResult: Result<Double, any Error>? { calls.withLock { $0.last?.promise.future.result } }
+
+    func fulfillAll(with value: Double) {
+        for call in calls.withLock({ $0 }) { call.promise.fulfill(value) }
+    }
+}
+
+let quoteService = QuoteService()
+
+func fetchQuote(_ symbol: String, cancellationToken: CancellationToken) -> Future<Double> {
+    quoteService.fetchQuote(symbol, cancellationToken: cancellationToken)
+}
+
+/// Serves every waiter (each with its own token) from one upstream call. A waiter whose token
+/// fires gets `CancellationError` at once; the call goes on for the others, and is cancelled
+/// when the last waiter's token fires.
+func sharedQuote(_ symbol: String, for waiters: [CancellationToken]) -> [Future<Double>] {
+    let upstream = CancellationRequest(linkedToAll: waiters)
+    let quote = fetchQuote(symbol, cancellationToken: upstream.token)
+    return waiters.map { waiter in
+        quote.map(on: .synchronous, cancellationToken: waiter) { $0 }
+    }
+}
+
 func manualClock() -> Bool {
     let clock = ManualClock()
     let request = CancellationRequest(cancelAfter: .seconds(30), clock: clock)
@@ -246,6 +316,43 @@ func sleepUnderDeadline() async throws {
         #expect(manualClock())
         try handle(cancellationToken: .none)
         #expect(throws: CancellationError.self) { try handle(cancellationToken: .cancelled) }
+    }
+
+    @Test func reasons() async {
+        let client = CancellationRequest()
+        let shutdown = CancellationRequest()
+        #expect(await statusCode(for: Request(), client: client.token, shutdown: shutdown.token) == 200)
+        #expect(await statusCode(for: Request(), client: client.token, shutdown: shutdown.token, deadline: .zero) == 504)
+        shutdown.cancel(reason: ShuttingDown())
+        #expect(await statusCode(for: Request(), client: client.token, shutdown: shutdown.token) == 503)
+        client.cancel(reason: ClientDisconnected())
+        #expect(await statusCode(for: Request(), client: client.token, shutdown: .none) == 499)
+    }
+
+    @Test func sharedWorkStopsWhenNobodyIsLeft() throws {
+        struct Gone: Error {}
+        let waiters = (0..<3).map { _ in CancellationRequest() }
+        let before = quoteService.callCount
+        let quotes = sharedQuote("ACME", for: waiters.map(\.token))
+        #expect(quoteService.callCount == before + 1)  // one upstream call for all of them
+        waiters[0].cancel()
+        #expect(quotes[0].result.map { (try? $0.get()) == nil } == true)  // abandoned its wait only
+        waiters[1].cancel()
+        #expect(quotes[2].result == nil)  // the call goes on for the last waiter
+        #expect(quoteService.lastCallResult == nil)
+        waiters[2].cancel(reason: Gone())
+        #expect(throws: Gone.self) { try quoteService.lastCallResult?.get() }  // cancelled, with the last reason
+        // The work stopped when nobody was left: each waiter failed with CancellationError.
+        for quote in quotes {
+            #expect(throws: CancellationError.self) { try quote.result?.get() }
+        }
+
+        let served = (0..<2).map { _ in CancellationRequest() }
+        let answers = sharedQuote("ACME", for: served.map(\.token))
+        served[0].cancel()
+        quoteService.fulfillAll(with: 42)
+        #expect(try answers[1].result?.get() == 42)  // the others still get the answer
+        #expect(throws: CancellationError.self) { try answers[0].result?.get() }
     }
 
     @Test func bridges() async throws {

@@ -33,6 +33,8 @@
 //                                          subscriber
 //   mallinfo-stream-subscriber          not for valgrind: heap bytes per subscriber of one stream, for `count`
 //                                          subscribers, without a token and with one each
+//   mallinfo-cancellation-request       not for valgrind: heap bytes per live request never cancelled, for `count`
+//                                          requests, plain and with one handler each
 //   mallinfo-futurelib / mallinfo-nio   13. not for valgrind: prints the heap bytes per pending promise with one
 //                                          continuation as glibc's malloc counts them (`mallinfo2().uordblks`,
 //                                          so rounded up to malloc's chunk sizes), for `count` promises
@@ -296,6 +298,20 @@ func mallinfoFutureLib(_ count: Int) {
     for promise in pending { promise.fulfill(1) }
 }
 
+/// The heap bytes of `count` live requests that are never cancelled: plain, then each with one handler stored.
+func mallinfoCancellationRequest(_ count: Int) {
+    var requests: [CancellationRequest] = []
+    requests.reserveCapacity(count)
+    let before = heapBytesInUse()
+    for _ in 0..<count { requests.append(CancellationRequest()) }
+    let plain = heapBytesInUse()
+    for request in requests { request.token.onCancel { sink(0) } }
+    let withHandler = heapBytesInUse()
+    print("\(Double(plain - before) / Double(count)) bytes per request")
+    print("\(Double(withHandler - before) / Double(count)) bytes per request with one handler")
+    withExtendedLifetime(requests) {}
+}
+
 func mallinfoNIO(_ count: Int) throws {
     let loop = EmbeddedEventLoop()
     var pending: [EventLoopPromise<Int>] = []
@@ -380,6 +396,7 @@ case let scenario where scenario.hasPrefix("stream-unsubscribe-"):
     cancelPending(count, pending: pendingCount(scenario, "stream-unsubscribe-"), on: OpenStream.self)
 case "mallinfo-futurelib": mallinfoFutureLib(count)
 case "mallinfo-nio": try mallinfoNIO(count)
+case "mallinfo-cancellation-request": mallinfoCancellationRequest(count)
 case "mallinfo-stream-subscriber": mallinfoStreamSubscriber(count)
 case "stream-publish": streamPublish(count)
 default:

@@ -60,6 +60,18 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         flags.load(ordering: .acquiring) & Self.requestedBit != 0
     }
 
+    /// The reason of the cancellation that won, once requested: stored in the critical section
+    /// that requested it, so every reader sees the same one. Nil until then.
+    var cancellationReason: (any Error)? {
+        guard isCancellationRequested else { return nil }
+        return storedReason ?? CancellationError()
+    }
+
+    /// The reason stored by the cancellation that won; nil for `CancellationError()` or until then.
+    var storedReason: (any Error)? {
+        state.withLock { $0.reason }
+    }
+
     var canBeCancelled: Bool {
         !abandoned.load(ordering: .relaxed)  // a hint only; racing deallocation is allowed either way
     }
@@ -100,8 +112,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         case .stored(let key):
             return CancellationRegistration(owner: self, key: key)
         case .runNow:
-            handler()
-            return .inert
+            return Self.runNow(handler)
         case .drop:
             return .inert
         }
@@ -110,11 +121,17 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     /// `register` when cancellation was requested (run the handler now) or the request has stripes.
     @inline(never)
     private func register(_ handler: @escaping Handler, flags: UInt) -> CancellationRegistration {
-        if flags & Self.requestedBit != 0 {
-            handler()
-            return .inert
-        }
+        if flags & Self.requestedBit != 0 { return Self.runNow(handler) }
         return registerInStripe(handler, stripes: Self.stripes(in: flags).unsafelyUnwrapped)
+    }
+
+    /// Runs a handler registered on a request whose cancellation was requested: at once, on this
+    /// thread, through the ``Trampoline``, so that a handler that registers another, which registers
+    /// another…, runs in constant stack (each after the one that registered it returned).
+    @inline(never)
+    private static func runNow(_ handler: @escaping Handler) -> CancellationRegistration {
+        Trampoline.run(handler)
+        return .inert
     }
 
     /// `register` once the lock was found taken: waits for it, counts the contention, and past the
@@ -126,8 +143,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         case .registered(.stored(let key)):
             return CancellationRegistration(owner: self, key: key)
         case .registered(.runNow):
-            handler()
-            return .inert
+            return Self.runNow(handler)
         case .registered(.drop):
             return .inert
         case .stripe:
@@ -192,8 +208,8 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
 
     /// A stripe was closed: the request was cancelled (marked before its stripes were closed: run
     /// the handler now, on this thread) or can no longer be cancelled (drop it).
-    private func closedStripe(_ handler: Handler) -> CancellationRegistration {
-        if isCancellationRequested { handler() }
+    private func closedStripe(_ handler: @escaping Handler) -> CancellationRegistration {
+        if isCancellationRequested { return Self.runNow(handler) }
         return .inert
     }
 
@@ -248,12 +264,13 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
 
     // MARK: - Cancellation
 
-    /// Requests cancellation: runs every stored handler once, newest first, on this thread,
-    /// taking the lock once per handler and never holding it while a handler runs.
-    func cancel() {
+    /// Requests cancellation with `reason` (nil: `CancellationError()`): runs every stored handler
+    /// once, newest first, on this thread, taking the lock once per handler and never holding it
+    /// while a handler runs. Only the first call has an effect, its reason included.
+    func cancel(reason: (any Error)? = nil) {
         let thread = ThreadIdentity.current
         let action = state.withLock { state -> CancellationState.CancelAction in
-            let action = state.cancel(on: thread)
+            let action = state.cancel(on: thread, reason: reason)
             if case .none = action {
             } else {
                 // Releasing: pairs with the acquiring load in `isCancellationRequested`.
@@ -342,10 +359,12 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
             if remains != nil { abandoned.store(true, ordering: .relaxed) }
             return remains
         }
-        if let remains { release(remains) }
+        // Consumed, not bound: a copy left here would release the handlers after `release` returned,
+        // outside the trampoline, and a chain of released requests would nest again.
+        if remains != nil { release(consume remains) }
     }
 
-    /// No source holds this linked request's link any more (see ``Link``).
+    /// No source can cancel this linked request any more (see ``Link`` and ``AllOfArrival``).
     fileprivate func linkReleased() {
         guard !isCancellationRequested else { return }  // cancelling removes the links: the common case
         let remains = state.withLock { state in
@@ -353,20 +372,25 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
             if remains != nil { abandoned.store(true, ordering: .relaxed) }
             return remains
         }
-        if let remains { release(remains) }
+        // Consumed, not bound: a copy left here would release the handlers after `release` returned,
+        // outside the trampoline, and a chain of released requests would nest again.
+        if remains != nil { release(consume remains) }
     }
 
     /// Stops the timer, removes the links and releases the handlers (dropping `remains`), outside any lock.
-    private func release(_ remains: consuming CancellationState.Remains) {
-        remains.attachments?.detach()
+    ///
+    /// Through the ``Trampoline``: what is released may be the last hold on other requests (a linked
+    /// request's registration on its source, a source's handler that links a request), whose own
+    /// release would nest inside this one; a chain of any depth is released in constant stack.
+    private func release(_ remains: consuming CancellationState.Remains?) {
         // Stripes are installed only while the request is active, under the lock that took `remains`:
-        // if it has any, their address is seen here. Their handlers are released here, outside every lock.
-        // Kept to here, not discarded: a discarded result may be released inside the stripe's lock,
-        // and a handler's `deinit` may drop a registration, whose owner takes that lock.
-        if let stripes = cachedStripes {
-            let lists = stripes._withUnsafeGuaranteedRef { $0.closeAndTake() }
-            withExtendedLifetime(lists) {}
-        }
+        // if it has any, their address is seen here. Their lists are taken now, while this core is
+        // alive (it may be in its `deinit`), and their handlers released with the rest.
+        let lists = cachedStripes?._withUnsafeGuaranteedRef { $0.closeAndTake() }
+        guard remains?.attachments != nil || remains?.handlers.isEmpty == false || lists != nil else { return }
+        // Both consumed: the only references left are the trampoline's, which releases them.
+        let taken = ReleasedRemains(remains: consume remains, lists: consume lists)
+        Trampoline.run { taken.release() }
     }
 
     // MARK: - Links
@@ -383,9 +407,15 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         links.reserveCapacity(sources.count)
         for source in sources where source.canBeCancelled {
             if isCancellationRequested { break }
-            links.append(source.onCancel { link.fire() })
+            links.append(Self.onCancel(of: source) { link.fire(reason: $0) })
         }
-        // Cancelled meanwhile (an already cancelled source): remove the links stored so far.
+        install(links: links)
+        // Our reference to `link` ends here: if no source stored it, it reports `linkReleased()` now.
+    }
+
+    /// Keeps `links`, this request's handlers on its sources, to remove them when it is cancelled
+    /// or released; removes them at once when it was cancelled meanwhile (by an already cancelled source).
+    private func install(links: [CancellationRegistration]) {
         let (removed, unpinned) = state.withLock { state in
             let removed = state.install(links: links)
             return (removed, state.hasAttachments ? pinStripes() : [])
@@ -394,7 +424,39 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         if let removed {
             for link in removed { link.unregister() }
         }
-        // Our reference to `link` ends here: if no source stored it, it reports `linkReleased()` now.
+    }
+
+    /// Links this request to `sources` so that it is cancelled once every one of them is, with the
+    /// reason of the last. With a source that can never be cancelled (``CancellationToken/none``,
+    /// or one whose request can no longer be), or none at all, it stores nothing: it never will be.
+    ///
+    /// Each source holds one ``AllOfArrival``; they share one ``AllOfLink``, which reaches this core
+    /// weakly, as ``Link`` does. A source that lets go of its arrival without having been cancelled
+    /// can never complete the set: the request is told that no source can cancel it any more.
+    func link(toAll sources: [CancellationToken]) {
+        guard !sources.isEmpty, sources.allSatisfy(\.canBeCancelled) else { return }
+        let link = AllOfLink(self, count: sources.count)
+        var links: [CancellationRegistration] = []
+        links.reserveCapacity(sources.count)
+        for source in sources {
+            if isCancellationRequested { break }
+            let arrival = AllOfArrival(link)
+            links.append(Self.onCancel(of: source) { arrival.arrive(reason: $0) })
+        }
+        install(links: links)
+    }
+
+    /// Registers `handler` on `source`, which is given the source's reason (nil: `CancellationError()`).
+    ///
+    /// The handler reaches the source's core unowned: it runs only inside that core's `cancel` or
+    /// `register` (a token of it is cancelled already), while the core is alive, and a strong
+    /// reference would keep the core alive through its own handler list.
+    private static func onCancel(
+        of source: CancellationToken,
+        _ handler: @escaping @Sendable ((any Error)?) -> Void
+    ) -> CancellationRegistration {
+        guard let core = source.core else { return .inert }
+        return core.register { [unowned(unsafe) core] in handler(core.storedReason) }
     }
 
     /// The request has a timer or links now, which can cancel it after the request object is gone,
@@ -420,7 +482,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         case .reschedule(let timer):
             timer.reschedule(after: delay)
         case .create(let clock):
-            let timer = clock.makeTimer(after: delay) { [weak self] in self?.cancel() }
+            let timer = clock.makeTimer(after: delay) { [weak self] in self?.cancel(reason: DeadlineExceededError()) }
             let (stale, unpinned) = state.withLock { state in
                 let stale = state.install(timer, on: clock)
                 return (stale, state.hasAttachments ? pinStripes() : [])
@@ -445,10 +507,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     /// `register` into stripe `index` (modulo their count) of a request with stripes, whichever
     /// processor this thread runs on: for tests of the order across stripes.
     func register(_ handler: @escaping Handler, inStripe index: Int) -> CancellationRegistration {
-        if isCancellationRequested {
-            handler()
-            return .inert
-        }
+        if isCancellationRequested { return Self.runNow(handler) }
         guard let stripes = cachedStripes?.takeUnretainedValue() else {
             preconditionFailure("the request has no stripes")
         }
@@ -492,11 +551,80 @@ private final class Link: Sendable {
         self.core = core
     }
 
-    func fire() {
-        core?.cancel()
+    /// Cancels the request, through the ``Trampoline``: a request linked to a request linked to…
+    /// is cancelled in constant stack, each after the previous one's handlers returned.
+    func fire(reason: (any Error)?) {
+        guard let core else { return }
+        Trampoline.run { core.cancel(reason: reason) }
     }
 
     deinit {
         core?.linkReleased()
+    }
+}
+
+/// The link of a request cancelled once all of its sources are (``CancellationCore/link(toAll:)``):
+/// counts the sources still to be cancelled, and cancels the request, reaching its core weakly,
+/// when the last one is, with that one's reason.
+private final class AllOfLink: Sendable {
+    private weak let core: CancellationCore?
+    private let remaining: Atomic<Int>
+
+    init(_ core: CancellationCore, count: Int) {
+        self.core = core
+        remaining = Atomic(count)
+    }
+
+    /// One source was cancelled (each arrives at most once): the last to arrive cancels the request.
+    func arrive(reason: (any Error)?) {
+        // Acquiring and releasing: the last arrival happens after every other source's cancellation.
+        guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0, let core else { return }
+        Trampoline.run { core.cancel(reason: reason) }  // as `Link.fire(reason:)`
+    }
+
+    /// A source let go of its arrival without being cancelled: the set can never be complete.
+    func lost() {
+        core?.linkReleased()
+    }
+}
+
+/// What one source of an all-of request holds: arrives once when the source is cancelled; released
+/// without having arrived (the source can no longer be cancelled, or the request let go of its
+/// links), it tells the link that the set can never be complete.
+private final class AllOfArrival: Sendable {
+    private let link: AllOfLink
+    private let arrived = Atomic<Bool>(false)
+
+    init(_ link: AllOfLink) {
+        self.link = link
+    }
+
+    func arrive(reason: (any Error)?) {
+        arrived.store(true, ordering: .relaxed)  // read by `deinit`, after the handler's release
+        link.arrive(reason: reason)
+    }
+
+    deinit {
+        if !arrived.load(ordering: .relaxed) { link.lost() }
+    }
+}
+
+/// What a request that can no longer be cancelled lets go of, taken out of it, for the
+/// ``Trampoline`` to release, possibly after the core itself is gone.
+private final class ReleasedRemains {
+    private var remains: CancellationState.Remains?
+    private var lists: [RegistrationList]?
+
+    init(remains: consuming CancellationState.Remains?, lists: consuming [RegistrationList]?) {
+        self.remains = consume remains
+        self.lists = consume lists
+    }
+
+    /// Stops the timer, removes the links, and releases the handlers, once.
+    func release() {
+        remains?.attachments?.detach()
+        // Released here, outside every lock: the handlers' captures' `deinit`s are user code.
+        let taken = (remains.take(), lists.take())
+        withExtendedLifetime(taken) {}
     }
 }

@@ -33,8 +33,41 @@ struct CancellationState {
     private var cancellingThread: ThreadIdentity?
     /// Threads blocked in `unregisterAndWait()` until `running` returns.
     private var waiters: [DispatchSemaphore] = []
-    /// The timer and links, for the requests that have them; nil for most.
-    private var attachments: Attachments?
+    /// The timer and links while the request is active (for the requests that have them), then
+    /// the reason it was cancelled with (when one was given).
+    private var extra = Extra.none
+
+    /// One word for what a request needs before and after cancellation, never both at once:
+    /// cancelling takes the timer and links out in the same critical section that stores the
+    /// reason. A second word would move every request to a bigger heap chunk.
+    private enum Extra {
+        case none
+        case attachments(Attachments)
+        /// The reason given to `cancel(reason:)`; `none` once cancelled stands for `CancellationError()`.
+        case reason(any Error)
+    }
+
+    /// The timer and links, for the requests that have them; nil for most, and once cancelled.
+    private var attachments: Attachments? {
+        get {
+            if case .attachments(let attachments) = extra { return attachments }
+            return nil
+        }
+        set {
+            if let newValue {
+                extra = .attachments(newValue)
+            } else {
+                extra = .none
+            }
+        }
+    }
+
+    /// The reason given to the cancellation that won, once cancellation was requested; nil for
+    /// `CancellationError()` (what `cancel()` gives, stored as nothing).
+    var reason: (any Error)? {
+        if case .reason(let reason) = extra { return reason }
+        return nil
+    }
 
     // MARK: - Registration
 
@@ -158,12 +191,18 @@ struct CancellationState {
         case none
     }
 
-    /// Starts cancellation and hands out the newest handler in the same critical section.
-    mutating func cancel(on thread: ThreadIdentity) -> CancelAction {
+    /// Starts cancellation with `reason` (nil: `CancellationError()`) and hands out the newest
+    /// handler in the same critical section. Only the first call has an effect: its reason stays.
+    mutating func cancel(on thread: ThreadIdentity, reason: (any Error)?) -> CancelAction {
         guard case .active = phase else { return .none }
         phase = .cancelling
         cancellingThread = thread
-        defer { attachments = nil }
+        let attachments = attachments  // the timer and links go to the caller
+        if let reason {
+            extra = .reason(reason)
+        } else {
+            extra = .none
+        }
         if isStriped { return .runStriped(attachments: attachments) }
         return .runHandlers(first: takeNewest(), attachments: attachments)
     }
@@ -258,9 +297,9 @@ struct CancellationState {
     }
 
     private mutating func takeRemains() -> Remains {
-        var remains = Remains(handlers: RegistrationList(), attachments: nil)
+        var remains = Remains(handlers: RegistrationList(), attachments: attachments)
         swap(&remains.handlers, &handlers)
-        swap(&remains.attachments, &attachments)
+        attachments = nil
         return remains
     }
 

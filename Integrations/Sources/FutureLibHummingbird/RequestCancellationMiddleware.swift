@@ -16,7 +16,7 @@ import ServiceLifecycle
 ///         upTo: 1 << 20,
 ///         cancellationToken: context.cancellation.token
 ///     ).value()
-///     return Response(status: .ok, body: .init(byteBuffer: response.body))
+///     return Response(status: .ok, body: .init(byteBuffer: try await response.body.collect(upTo: 1 << 20)))
 /// }
 /// let app = Application(router: router, server: .http1ObservingClientDisconnects())
 /// ```

@@ -34,7 +34,9 @@ extension HTTPResponse.Status {
     /// ```swift
     /// let response = Response(status: .clientClosedRequest)
     /// ```
-    public static var clientClosedRequest: HTTPResponse.Status { .init(code: 499, reasonPhrase: "Client Closed Request") }
+    public static var clientClosedRequest: HTTPResponse.Status {
+        .init(code: 499, reasonPhrase: "Client Closed Request")
+    }
 
     /// The status that answers a request stopped for `reason`: `499` for ``ClientDisconnectedError``, `504 Gateway
     /// Timeout` for `DeadlineExceededError`, `503 Service Unavailable` for `GracefulShutdownError`; `nil` for any

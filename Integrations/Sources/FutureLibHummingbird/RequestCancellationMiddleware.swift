@@ -66,8 +66,8 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
         self.respondsToCancellation = respondsToCancellation
     }
 
-    /// Runs `next` with the request's token in `context.cancellation`.
     // `@concurrent`, as Hummingbird's protocol (built without nonisolated(nonsending) by default) declares it.
+    /// Runs `next` with the request's token in `context.cancellation`.
     @concurrent public func handle(
         _ request: Request,
         context: Context,
@@ -127,13 +127,17 @@ public struct RequestDeadlineMiddleware<Context: CancellableRequestContext>: Rou
         self.deadline = deadline
     }
 
-    /// Sets the deadline, then runs `next`.
     // `@concurrent`, as Hummingbird's protocol (built without nonisolated(nonsending) by default) declares it.
+    /// Sets the deadline, then runs `next`.
     @concurrent public func handle(
         _ request: Request,
         context: Context,
         next: @concurrent (Request, Context) async throws -> Response
     ) async throws -> Response {
-        try await RequestCancellationMiddleware<Context>(deadline: deadline).handle(request, context: context, next: next)
+        try await RequestCancellationMiddleware<Context>(deadline: deadline).handle(
+            request,
+            context: context,
+            next: next
+        )
     }
 }

@@ -96,7 +96,13 @@ func disconnectingRequest(port: Int) async throws {
 }
 
 /// `count` requests on one keep-alive connection, numbered from `first`.
-func client(port: Int, first: Int, count: Int, warmUp: NIOLockedValueBox<Int>, warmUpDone: @Sendable () -> Void)
+func client(
+    port: Int,
+    first: Int,
+    count: Int,
+    warmUp: NIOLockedValueBox<Int>,
+    warmUpDone: @Sendable () -> Void
+)
     async throws
 {
     var configuration = HTTPClient.Configuration()
@@ -116,12 +122,18 @@ func client(port: Int, first: Int, count: Int, warmUp: NIOLockedValueBox<Int>, w
             if response.status != (deadline ? .gatewayTimeout : .ok) { wrong.withLockedValue { $0 += 1 } }
         }
         completed.withLockedValue { $0 += 1 }
-        if warmUp.withLockedValue({ $0 -= 1; return $0 == 0 }) { warmUpDone() }
+        if warmUp.withLockedValue({
+            $0 -= 1
+            return $0 == 0
+        }) {
+            warmUpDone()
+        }
     }
     try await client.shutdown()
 }
 
-let failed = try await withRunningApplication(router: router, server: .http1ObservingClientDisconnects(), group: group) {
+let failed = try await withRunningApplication(router: router, server: .http1ObservingClientDisconnects(), group: group)
+{
     port,
     _ -> Bool in
     var failed = false
@@ -131,7 +143,12 @@ let failed = try await withRunningApplication(router: router, server: .http1Obse
     try await withThrowingTaskGroup { load in
         for index in 0..<clients {
             load.addTask {
-                try await client(port: port, first: index * (requests / clients), count: requests / clients, warmUp: warmUp) {
+                try await client(
+                    port: port,
+                    first: index * (requests / clients),
+                    count: requests / clients,
+                    warmUp: warmUp
+                ) {
                     warmedUp.withLockedValue { $0 = residentBytes() }
                 }
             }

@@ -30,7 +30,10 @@ struct RequestCancellationTests {
             var connections = Set<String>()
             for _ in 0..<Self.keepAliveRequests {
                 do {
-                    let response = try await client.execute(HTTPClientRequest(url: app.url("/fast")), timeout: .seconds(30))
+                    let response = try await client.execute(
+                        HTTPClientRequest(url: app.url("/fast")),
+                        timeout: .seconds(30)
+                    )
                     let body = try await response.body.collect(upTo: 1024)
                     if response.status == .ok { connections.insert(String(buffer: body)) } else { failures += 1 }
                 } catch {
@@ -52,9 +55,10 @@ struct RequestCancellationTests {
     )
     func clientDisconnectCancelsUpstream(_ disconnect: Disconnect) async throws {
         let closedEarlyAt = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
-        try await withHummingbirdApp(onUpstreamEvent: { event in
+        let onUpstreamEvent: @Sendable (LoopbackHTTPServer.Event) -> Void = { event in
             if case .closedEarly = event { closedEarlyAt.withLockedValue { $0 = $0 ?? .now } }
-        }) { app in
+        }
+        try await withHummingbirdApp(onUpstreamEvent: onUpstreamEvent) { app in
             let client = try await RawHTTPClient.connect(port: app.port, group: app.group)
             try await client.get("/fast")
             #expect(await client.waitUntilReceived { $0.hasPrefix("HTTP/1.1 200") && $0.contains("\r\n\r\n") })

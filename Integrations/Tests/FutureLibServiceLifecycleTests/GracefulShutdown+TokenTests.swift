@@ -123,7 +123,9 @@ struct GracefulShutdownTokenTests {
         #expect(fired.load(ordering: .relaxed) == 1)
     }
 
-    @Test("the shutdown tokens say why: GracefulShutdownError for graceful shutdown, CancellationError for task cancellation")
+    @Test(
+        "the shutdown tokens say why: GracefulShutdownError for graceful shutdown, CancellationError for task cancellation"
+    )
     func reasons() async {
         await testGracefulShutdown { trigger in
             await withGracefulShutdownToken { token in

@@ -3,8 +3,8 @@ import FutureLib
 import FutureLibAsyncHTTPClient
 import FutureLibHummingbird
 import FutureLibNIO
-import Hummingbird
 import FutureLibServiceLifecycle
+import Hummingbird
 import IntegrationsTestSupport
 import Logging
 import NIOCore
@@ -19,7 +19,12 @@ import Testing
 
 // MARK: - A route that calls another service
 
-func profile(id: String, usersService: String, client: HTTPClient, context: BasicCancellableRequestContext)
+func profile(
+    id: String,
+    usersService: String,
+    client: HTTPClient,
+    context: BasicCancellableRequestContext
+)
     async throws -> Response
 {
     let token = context.cancellation.token
@@ -147,7 +152,9 @@ func migrationFromNIO(loop: any EventLoop, port: Int, token: CancellationToken) 
 
 @Suite(.timeLimit(.minutes(2)))
 struct ServerSideSwiftGuideExamples {
-    @Test("the guide's route answers the service's body, 502 for a service's error, 504 at its deadline, 503 at shutdown")
+    @Test(
+        "the guide's route answers the service's body, 502 for a service's error, 504 at its deadline, 503 at shutdown"
+    )
     func route() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = try await LoopbackHTTPServer.start(on: group)

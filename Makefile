@@ -7,7 +7,7 @@ SHIM_CC ?= $(shell command -v cc || command -v clang)
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
 .PHONY: help build test api-check api-breakage test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-thresholds bench-thresholds-update bench-report bench-callgrind clean \
-	integrations-test demo-server
+	integrations-test integrations-soak demo-server
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -66,10 +66,14 @@ snippets: ## Compile every ```swift block of README, Documentation/, DocC articl
 demo: ## Run the demo: futures and tokens doing their main job
 	$(SWIFT) run -c release Demo
 
-integrations-test: ## Build and test the Integrations/ package (SwiftNIO, AsyncHTTPClient, ServiceLifecycle), warnings as errors
+integrations-test: ## Build and test the Integrations/ package (SwiftNIO, AsyncHTTPClient, ServiceLifecycle, Hummingbird), warnings as errors; then build the server guide's example package
 	cd Integrations && $(SWIFT) build --build-tests $(TEST_FLAGS)
 	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py --integrations
 	cd Integrations && $(SWIFT) test $(TEST_FLAGS)
+	SWIFT=$(SWIFT) python3 Scripts/build-server-guide-example.py
+
+integrations-soak: ## A Hummingbird application under keep-alive load (release): 10⁵ requests (SOAK_REQUESTS), fails on resident-set growth or a wrong answer
+	cd Integrations && $(SWIFT) run -c release --scratch-path .build-release HummingbirdSoak $${SOAK_REQUESTS:-100000}
 
 demo-server: ## Run the server-side demo: AsyncHTTPClient requests cancelled by deadlines and graceful shutdown
 	cd Integrations && $(SWIFT) run DemoServer
@@ -129,4 +133,4 @@ docs-site: ## Also write a static website of the three modules to docs-site/ (se
 	./Scripts/build-docs.sh --static-hosting
 
 clean: ## Remove build products
-	rm -rf .build .build-* .docc-build docs-site Benchmarks/.build Benchmarks/Allocations/.build Integrations/.build
+	rm -rf .build .build-* .docc-build docs-site Benchmarks/.build Benchmarks/Allocations/.build Integrations/.build Integrations/.build-release

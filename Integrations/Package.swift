@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "FutureLibNIO", targets: ["FutureLibNIO"]),
         .library(name: "FutureLibAsyncHTTPClient", targets: ["FutureLibAsyncHTTPClient"]),
         .library(name: "FutureLibServiceLifecycle", targets: ["FutureLibServiceLifecycle"]),
+        .library(name: "FutureLibHummingbird", targets: ["FutureLibHummingbird"]),
     ],
     dependencies: [
         // `name:` pins the identity, so `package: "FutureLib"` below works whatever the checkout folder is called.
@@ -27,6 +28,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // No traits: Hummingbird's default ones add swift-configuration and full Foundation, which nothing here
+        // uses (a client's own Hummingbird dependency still gets its defaults: traits are unified).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .target(
@@ -57,11 +62,29 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "FutureLibHummingbird",
+            dependencies: [
+                "FutureLibServiceLifecycle",
+                .product(name: "Cancellation", package: "FutureLib"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Not a product: the loopback HTTP/1.1 server the tests and the demo run against (fast, slow head,
         // slow body), which counts the connections it sees open and close.
         .target(
             name: "IntegrationsTestSupport",
             dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -113,11 +136,46 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `make integrations-soak`: the Hummingbird integration under keep-alive load, checking the resident set.
+        .executableTarget(
+            name: "HummingbirdSoak",
+            dependencies: [
+                "FutureLibHummingbird",
+                "FutureLibAsyncHTTPClient",
+                "IntegrationsTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FutureLibHummingbirdTests",
+            dependencies: [
+                "FutureLibHummingbird",
+                "FutureLibAsyncHTTPClient",
+                "IntegrationsTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The code of Documentation/ServerSideSwift.md, compiled and run.
         .testTarget(
             name: "IntegrationsDocumentationExamples",
             dependencies: [
                 "FutureLibAsyncHTTPClient",
+                "FutureLibHummingbird",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 "FutureLibServiceLifecycle",
                 "IntegrationsTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

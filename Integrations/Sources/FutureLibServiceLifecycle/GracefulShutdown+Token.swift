@@ -19,8 +19,8 @@ import ServiceLifecycle
 /// ```
 ///
 /// ### Semantics
-/// - The token is cancelled exactly once, when the `ServiceGroup` running the current task triggers graceful
-///   shutdown, on the thread that triggers it (swift-service-lifecycle calls its graceful-shutdown handlers
+/// - The token is cancelled exactly once, with the reason ``GracefulShutdownError`` (its `cancellationReason`),
+///   when the `ServiceGroup` running the current task triggers graceful shutdown, on the thread that triggers it (swift-service-lifecycle calls its graceful-shutdown handlers
 ///   there). If graceful shutdown has already begun, it is cancelled before `body` starts.
 /// - The token is *not* cancelled by task cancellation (use ``withTaskCancellationOrGracefulShutdownToken(_:)``
 ///   for both), nor outside a `ServiceGroup`, where there is no graceful shutdown: there it is never cancelled.
@@ -37,7 +37,7 @@ public func withGracefulShutdownToken<T>(
     return try await withGracefulShutdownHandler {
         try await body(request.token)
     } onGracefulShutdown: {
-        request.cancel()
+        request.cancel(reason: GracefulShutdownError())
     }
 }
 
@@ -61,8 +61,8 @@ public func withGracefulShutdownToken<T>(
 ///
 /// ### Semantics
 /// - The token is cancelled exactly once, by whichever comes first: task cancellation (on the thread that
-///   cancels the task) or graceful shutdown (on the thread that triggers it). If either has already happened,
-///   it is cancelled before `body` starts.
+///   cancels the task; reason `CancellationError`) or graceful shutdown (on the thread that triggers it; reason
+///   ``GracefulShutdownError``). If either has already happened, it is cancelled before `body` starts.
 /// - After `body` returns, both handlers are removed and the token's request released.
 ///
 /// - Parameter body: The work, given the token.
@@ -72,9 +72,15 @@ public func withTaskCancellationOrGracefulShutdownToken<T>(
     _ body: (CancellationToken) async throws -> T
 ) async rethrows -> T {
     let request = CancellationRequest()
-    return try await withTaskCancellationOrGracefulShutdownHandler {
-        try await body(request.token)
-    } onCancelOrGracefulShutdown: {
-        request.cancel()
+    // swift-service-lifecycle's `withTaskCancellationOrGracefulShutdownHandler` is these two handlers nested, with
+    // one closure for both; two closures tell the token which one fired.
+    return try await withTaskCancellationHandler {
+        try await withGracefulShutdownHandler {
+            try await body(request.token)
+        } onGracefulShutdown: {
+            request.cancel(reason: GracefulShutdownError())
+        }
+    } onCancel: {
+        request.cancel(reason: CancellationError())
     }
 }

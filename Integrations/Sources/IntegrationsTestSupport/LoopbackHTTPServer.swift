@@ -11,6 +11,8 @@ public import NIOPosix
 /// - `GET /fast`: `200` with the body `ok` at once.
 /// - `GET /slow-head?ms=N`: the response head (and body `ok`) only after `N` milliseconds.
 /// - `GET /slow-body?chunks=N&ms=M`: the head at once, then `N` chunks of 16 bytes, one every `M` milliseconds.
+/// - `GET /status/N/…`: status `N` with the body `status N`, whatever follows (a service that answers an error).
+/// - `GET /hang/…`: no answer for a minute, whatever follows (a service that hangs).
 /// - `GET /big-body?chunks=N`: the head at once, then `N` chunks of 64 KiB, as fast as the connection takes them:
 ///   when the client stops reading and the socket's buffers fill, the server waits (a stall), as servers do.
 ///
@@ -207,22 +209,29 @@ private final class EndpointHandler: ChannelInboundHandler, RemovableChannelHand
                 left: query["chunks"] ?? 10,
                 interval: .milliseconds(Int64(query["ms"] ?? 100))
             )
+        case _ where path.hasPrefix("/hang/"):
+            timer = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(60)) {
+                self.respond(context: context, body: "ok")
+            }
+        case _ where path.hasPrefix("/status/"):
+            let code = Int(path.split(separator: "/")[1]) ?? 500
+            respond(context: context, status: .init(statusCode: code), body: "status \(code)")
         default:
             respond(context: context, body: "ok")
         }
     }
 
-    private func writeHead(context: ChannelHandlerContext, contentLength: Int?) {
+    private func writeHead(context: ChannelHandlerContext, status: HTTPResponseStatus = .ok, contentLength: Int?) {
         var headers = HTTPHeaders()
         if let contentLength { headers.add(name: "content-length", value: "\(contentLength)") }
         context.writeAndFlush(
-            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
             promise: nil
         )
     }
 
-    private func respond(context: ChannelHandlerContext, body: String) {
-        writeHead(context: context, contentLength: body.utf8.count)
+    private func respond(context: ChannelHandlerContext, status: HTTPResponseStatus = .ok, body: String) {
+        writeHead(context: context, status: status, contentLength: body.utf8.count)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
         end(context: context)
     }

@@ -123,6 +123,32 @@ struct GracefulShutdownTokenTests {
         #expect(fired.load(ordering: .relaxed) == 1)
     }
 
+    @Test(
+        "the shutdown tokens say why: GracefulShutdownError for graceful shutdown, CancellationError for task cancellation"
+    )
+    func reasons() async {
+        await testGracefulShutdown { trigger in
+            await withGracefulShutdownToken { token in
+                #expect(token.cancellationReason == nil)
+                trigger.triggerGracefulShutdown()
+                #expect(token.cancellationReason as? GracefulShutdownError == GracefulShutdownError())
+                #expect("\(token.cancellationReason!)" == "graceful shutdown")
+            }
+            await withTaskCancellationOrGracefulShutdownToken { token in
+                #expect(token.cancellationReason is GracefulShutdownError)
+            }
+        }
+        await testGracefulShutdown { _ in
+            let task = Task {
+                await withTaskCancellationOrGracefulShutdownToken { token in
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    return token.cancellationReason
+                }
+            }
+            #expect(await task.value is CancellationError)
+        }
+    }
+
     @Test("in a ServiceGroup, a service that waits on the token stops when the group shuts down gracefully")
     func serviceGroupShutdownStopsTheService() async throws {
         let stopped = Counter()

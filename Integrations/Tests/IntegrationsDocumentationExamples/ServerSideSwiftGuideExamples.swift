@@ -1,8 +1,10 @@
 import AsyncHTTPClient
 import FutureLib
 import FutureLibAsyncHTTPClient
+import FutureLibHummingbird
 import FutureLibNIO
 import FutureLibServiceLifecycle
+import Hummingbird
 import IntegrationsTestSupport
 import Logging
 import NIOCore
@@ -15,23 +17,37 @@ import Testing
 // The code of Documentation/ServerSideSwift.md, in order, run against the loopback test server, so that a renamed
 // API breaks the build instead of the reader.
 
-// MARK: - A route handler that hands a token to AsyncHTTPClient
+// MARK: - A route that calls another service
 
-/// The body of a Hummingbird or Vapor route: the request's own task, a deadline and the server's shutdown, as one
-/// token for the outgoing call.
-func profile(id: Int, client: HTTPClient, baseURL: String, shutdown: CancellationToken) async throws -> ByteBuffer {
-    try await withTaskCancellationToken { clientWentAway in
-        let deadline = CancellationRequest(cancelAfter: .seconds(2))
-        let stop = CancellationRequest(linkedTo: [clientWentAway, deadline.token, shutdown])
-        let request = HTTPClientRequest(url: "\(baseURL)/users/\(id)")
+func profile(
+    id: String,
+    usersService: String,
+    client: HTTPClient,
+    context: BasicCancellableRequestContext
+)
+    async throws -> Response
+{
+    let token = context.cancellation.token
+    do {
         let response = try await client.execute(
-            request,
+            HTTPClientRequest(url: "\(usersService)/users/\(id)"),
             timeout: .seconds(30),
             upTo: 1 << 20,
-            cancellationToken: stop.token
+            cancellationToken: token
         ).value()
-        guard response.status == .ok else { throw HTTPClientError.invalidURL }
-        return try await response.body.collect(upTo: 1 << 20)
+        guard response.status == .ok else {
+            throw HTTPError(.badGateway, message: "the users service answered \(response.status.code)")
+        }
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
+    } catch is CancellationError {
+        // Futures fail with CancellationError whatever the reason; the token tells which one.
+        switch token.cancellationReason {
+        case is ClientDisconnectedError: return Response(status: .clientClosedRequest)
+        case is DeadlineExceededError: return Response(status: .gatewayTimeout)
+        case is GracefulShutdownError: return Response(status: .serviceUnavailable)
+        default: throw CancellationError()
+        }
     }
 }
 
@@ -74,8 +90,8 @@ struct CacheRefresher: Service {
                 )
                 do {
                     store(try await response.value())
-                } catch is CancellationError {
-                    // the deadline or the shutdown: the loop condition tells which
+                } catch is CancellationError where stop.token.cancellationReason is DeadlineExceededError {
+                    // too slow this time: try again
                 }
             }
         }
@@ -136,17 +152,61 @@ func migrationFromNIO(loop: any EventLoop, port: Int, token: CancellationToken) 
 
 @Suite(.timeLimit(.minutes(2)))
 struct ServerSideSwiftGuideExamples {
-    @Test("the route handler's call is cancelled by the server's shutdown")
-    func routeHandler() async throws {
+    @Test(
+        "the guide's route answers the service's body, 502 for a service's error, 504 at its deadline, 503 at shutdown"
+    )
+    func route() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = try await LoopbackHTTPServer.start(on: group)
         let client = HTTPClient(eventLoopGroup: group)
+        let router = Router(context: BasicCancellableRequestContext.self)
+        router.add(middleware: RequestCancellationMiddleware(deadline: .milliseconds(300)))
         // `/users/7` is not an endpoint of the test server: it answers like `/fast`.
-        let body = try await profile(id: 7, client: client, baseURL: server.url(""), shutdown: .none)
-        #expect(String(buffer: body) == "ok")
-        await #expect(throws: CancellationError.self) {
-            try await profile(id: 7, client: client, baseURL: server.url(""), shutdown: .cancelled)
+        for (prefix, service) in [("direct", ""), ("failing", "/status/404"), ("hanging", "/hang")] {
+            router.get("\(prefix)/users/:id") { _, context in
+                try await profile(
+                    id: context.parameters.require("id"),
+                    usersService: server.url(service),
+                    client: client,
+                    context: context
+                )
+            }
         }
+        router.group("slow").add(middleware: RequestDeadlineMiddleware(.seconds(600))).get("users/:id") { _, context in
+            try await profile(id: "7", usersService: server.url("/hang"), client: client, context: context)
+        }
+        // `.http1()`, not the guide's `.http1ObservingClientDisconnects()`: RequestCancellationTests counts the
+        // observed connections of the whole process, and this test is about the answers.
+        try await withRunningApplication(router: router, server: .http1(), group: group) {
+            port,
+            shutDown in
+            @Sendable func get(_ path: String) async throws -> (HTTPResponseStatus, String) {
+                let response = try await client.execute(
+                    HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"),
+                    timeout: .seconds(60)
+                )
+                return (response.status, String(buffer: try await response.body.collect(upTo: 1 << 16)))
+            }
+            let ok = try await get("/direct/users/7")
+            #expect(ok.0 == .ok && ok.1 == "ok")
+            let failing = try await get("/failing/users/7")
+            #expect(failing.0 == .badGateway && failing.1.contains("the users service answered 404"))
+            #expect(try await get("/hanging/users/7").0 == .gatewayTimeout)
+            async let slow = get("/slow/users/7")
+            #expect(await server.waitUntil { $0.requests == 4 })
+            await shutDown()
+            #expect(try await slow.0 == .serviceUnavailable)
+        }
+        try await client.shutdown()
+        try await server.shutdown()
+        try await group.shutdownGracefully()
+    }
+
+    @Test("the streaming download reads the whole body")
+    func downloadExample() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await LoopbackHTTPServer.start(on: group)
+        let client = HTTPClient(eventLoopGroup: group)
         var bytes = 0
         try await download(server.url("/slow-body?chunks=3&ms=1"), client: client, shutdown: .none) {
             bytes += $0.readableBytes

@@ -1,0 +1,127 @@
+public import Hummingbird
+
+/// A request's cancellation: its token, which ``RequestCancellationMiddleware`` makes for each request, and the
+/// connection it watches.
+///
+/// A request context that carries one conforms to ``CancellableRequestContext``:
+///
+/// ```swift
+/// struct AppRequestContext: CancellableRequestContext {
+///     var coreContext: CoreRequestContextStorage
+///     var cancellation: RequestCancellation
+///
+///     init(source: ApplicationRequestContextSource) {
+///         coreContext = .init(source: source)
+///         cancellation = RequestCancellation(source: source)
+///     }
+/// }
+/// ```
+public struct RequestCancellation: Sendable {
+    let connection: ClientConnection?
+    var request: CancellationRequest?
+
+    /// The cancellation of a request that arrived on `source`'s connection: its token is cancelled when that
+    /// connection's client goes away, if the server has a ``ClientDisconnectObserver``
+    /// (``HummingbirdCore/HTTPServerBuilder/http1ObservingClientDisconnects(configuration:)``).
+    ///
+    /// ```swift
+    /// let cancellation = RequestCancellation(source: source)
+    /// ```
+    ///
+    /// - Parameter source: What Hummingbird makes the request context from.
+    public init(source: ApplicationRequestContextSource) {
+        connection = ClientConnection.connection(of: source.channel)
+    }
+
+    /// The cancellation of a request that has no connection to watch (a test's, or another context source's): its
+    /// token follows only the deadline and the shutdown.
+    ///
+    /// ```swift
+    /// let cancellation = RequestCancellation()
+    /// ```
+    public init() {
+        connection = nil
+    }
+
+    /// The request's token, cancelled when its client goes away (reason ``ClientDisconnectedError``), its deadline
+    /// passes (`DeadlineExceededError`) or the application shuts down gracefully (`GracefulShutdownError`),
+    /// whichever comes first. `.none` outside ``RequestCancellationMiddleware``.
+    ///
+    /// ```swift
+    /// let page = client.execute(request, timeout: .seconds(30), upTo: 1 << 20,
+    ///                           cancellationToken: context.cancellation.token)
+    /// ```
+    public var token: CancellationToken {
+        request?.token ?? .none
+    }
+
+    /// Whether the request's connection has a ``ClientDisconnectObserver``, so that the token follows the client.
+    ///
+    /// ```swift
+    /// assert(context.cancellation.observesClient, "install .http1ObservingClientDisconnects()")
+    /// ```
+    public var observesClient: Bool {
+        connection != nil
+    }
+
+    /// Sets the request's deadline to `delay` from now, replacing an earlier one (the last call wins): the token is
+    /// then cancelled with `DeadlineExceededError` when it passes. Does nothing outside
+    /// ``RequestCancellationMiddleware`` or once the token is cancelled.
+    ///
+    /// ```swift
+    /// router.get("export") { _, context in
+    ///     context.cancellation.setDeadline(.seconds(30))  // longer than the application's default
+    ///     return try await export(cancellationToken: context.cancellation.token)
+    /// }
+    /// ```
+    ///
+    /// - Parameter delay: How long from now.
+    public func setDeadline(_ delay: Duration) {
+        request?.cancel(after: delay)
+    }
+}
+
+/// A request context that carries a ``RequestCancellation``, which ``RequestCancellationMiddleware`` fills in.
+///
+/// ```swift
+/// struct ShopRequestContext: CancellableRequestContext {
+///     var coreContext: CoreRequestContextStorage
+///     var cancellation: RequestCancellation
+///     var customer: String?
+///
+///     init(source: ApplicationRequestContextSource) {
+///         coreContext = .init(source: source)
+///         cancellation = RequestCancellation(source: source)
+///     }
+/// }
+/// let router = Router(context: ShopRequestContext.self)
+/// ```
+public protocol CancellableRequestContext: RequestContext {
+    /// The request's cancellation; make it with ``RequestCancellation/init(source:)`` in `init(source:)`.
+    var cancellation: RequestCancellation { get set }
+}
+
+/// The request context of an application that needs nothing but ``RequestCancellation`` beside Hummingbird's own.
+///
+/// ```swift
+/// let router = Router(context: BasicCancellableRequestContext.self)
+/// router.add(middleware: RequestCancellationMiddleware(deadline: .seconds(10), respondsToCancellation: true))
+/// ```
+public struct BasicCancellableRequestContext: CancellableRequestContext {
+    /// Hummingbird's part of the context.
+    public var coreContext: CoreRequestContextStorage
+    /// The request's cancellation.
+    public var cancellation: RequestCancellation
+
+    /// Creates the context of a request that arrived on `source`'s connection.
+    ///
+    /// ```swift
+    /// let context = BasicCancellableRequestContext(source: source)
+    /// ```
+    ///
+    /// - Parameter source: What Hummingbird makes the request context from.
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        cancellation = RequestCancellation(source: source)
+    }
+}

@@ -1,0 +1,143 @@
+public import Hummingbird
+import ServiceLifecycle
+
+/// Gives every request a token (`context.cancellation.token`) that is cancelled when the client goes away, when the
+/// request's deadline passes, or when the application shuts down gracefully, each with its reason; and, opted in,
+/// answers a handler that failed because of it with `499`, `504` or `503`.
+///
+/// ```swift
+/// let router = Router(context: BasicCancellableRequestContext.self)
+/// router.add(middleware: RequestCancellationMiddleware(deadline: .seconds(10), respondsToCancellation: true))
+/// router.get("users/:id") { _, context in
+///     let id = try context.parameters.require("id")
+///     let response = try await client.execute(
+///         HTTPClientRequest(url: "http://users.internal/users/\(id)"),
+///         timeout: .seconds(30),
+///         upTo: 1 << 20,
+///         cancellationToken: context.cancellation.token
+///     ).value()
+///     return Response(status: .ok, body: .init(byteBuffer: try await response.body.collect(upTo: 1 << 20)))
+/// }
+/// let app = Application(router: router, server: .http1ObservingClientDisconnects())
+/// ```
+///
+/// ### Semantics
+/// - **Client gone** (reason ``ClientDisconnectedError``): the client's connection closed, or the client closed its
+///   side of it, while the handler ran. Needs a ``ClientDisconnectObserver`` on the connection
+///   (`.http1ObservingClientDisconnects()`); without it the token does not follow the client.
+/// - **Deadline** (reason `DeadlineExceededError`): `deadline` after the middleware starts the request; a route
+///   can set its own with ``RequestDeadlineMiddleware`` or ``RequestCancellation/setDeadline(_:)`` (the last one
+///   set wins).
+/// - **Graceful shutdown** (reason `GracefulShutdownError`): the `ServiceGroup` running the application triggers
+///   graceful shutdown (the `Application` is the service; its connections run inside it), or `shutdown` is
+///   cancelled (its own reason then).
+/// - The token covers the handler until it returns its `Response`: the client's connection is watched, and the
+///   graceful-shutdown handler registered, only meanwhile. A response body written after that (a streamed body) is
+///   not covered.
+/// - Hummingbird does not cancel the handler's task (that task serves the connection's next requests too): hand
+///   the token to the work (a `Future`, `HTTPClient.execute(…cancellationToken:)`), or check it.
+/// - With `respondsToCancellation`, a handler that throws once the token is cancelled is answered with the status
+///   of the reason (``HTTPResponse/Status/init(cancellationReason:)``): `499` for a client gone, `504` for the
+///   deadline, `503` for the shutdown; other errors, and other reasons, are rethrown.
+/// - Added twice (an application-wide one and a route group's), the inner one only sets its deadline.
+public struct RequestCancellationMiddleware<Context: CancellableRequestContext>: RouterMiddleware {
+    /// The deadline of each request, from when the middleware starts it; `nil` for none.
+    public let deadline: Duration?
+    /// A token that also cancels every request (as well as the application's graceful shutdown).
+    public let shutdown: CancellationToken
+    /// Whether a handler that throws once its token is cancelled is answered with `499`, `504` or `503`.
+    public let respondsToCancellation: Bool
+
+    /// Creates the middleware.
+    ///
+    /// ```swift
+    /// router.add(middleware: RequestCancellationMiddleware(deadline: .seconds(10), respondsToCancellation: true))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - deadline: The deadline of each request; `nil` (the default) for none.
+    ///   - shutdown: A token that also cancels every request, for an application not run by a `ServiceGroup`;
+    ///     `.none` by default.
+    ///   - respondsToCancellation: Answer a handler that throws once its token is cancelled with the status of the
+    ///     reason; `false` by default (the error reaches Hummingbird's error handling).
+    public init(deadline: Duration? = nil, shutdown: CancellationToken = .none, respondsToCancellation: Bool = false) {
+        self.deadline = deadline
+        self.shutdown = shutdown
+        self.respondsToCancellation = respondsToCancellation
+    }
+
+    // `@concurrent`, as Hummingbird's protocol (built without nonisolated(nonsending) by default) declares it.
+    /// Runs `next` with the request's token in `context.cancellation`.
+    @concurrent public func handle(
+        _ request: Request,
+        context: Context,
+        next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        if let outer = context.cancellation.request {
+            if let deadline { outer.cancel(after: deadline) }
+            return try await next(request, context)
+        }
+        let stop = shutdown.canBeCancelled ? CancellationRequest(linkedTo: [shutdown]) : CancellationRequest()
+        var context = context
+        context.cancellation.request = stop
+        let connection = context.cancellation.connection
+        connection?.watch(stop)
+        defer { connection?.unwatch(stop) }
+        if let deadline { stop.cancel(after: deadline) }
+        return try await withGracefulShutdownHandler {
+            do {
+                return try await next(request, context)
+            } catch {
+                guard respondsToCancellation, let reason = stop.token.cancellationReason,
+                    let status = HTTPResponse.Status(cancellationReason: reason)
+                else { throw error }
+                return Response(status: status)
+            }
+        } onGracefulShutdown: {
+            stop.cancel(reason: GracefulShutdownError())
+        }
+    }
+}
+
+/// Sets the deadline of the requests of a route group: their token (`context.cancellation.token`) is cancelled with
+/// `DeadlineExceededError` when it passes, replacing the application's default deadline (the last one set wins).
+///
+/// ```swift
+/// router.add(middleware: RequestCancellationMiddleware(deadline: .seconds(10), respondsToCancellation: true))
+/// router.group("reports")
+///     .add(middleware: RequestDeadlineMiddleware(.seconds(60)))
+///     .get(":id") { _, context in
+///         try await report(cancellationToken: context.cancellation.token)
+///     }
+/// ```
+///
+/// Without a ``RequestCancellationMiddleware`` before it, it is one with this deadline (and no responses).
+public struct RequestDeadlineMiddleware<Context: CancellableRequestContext>: RouterMiddleware {
+    /// The deadline, from when this middleware runs.
+    public let deadline: Duration
+
+    /// Creates the middleware.
+    ///
+    /// ```swift
+    /// let slow = RequestDeadlineMiddleware<BasicCancellableRequestContext>(.seconds(60))
+    /// ```
+    ///
+    /// - Parameter deadline: The deadline of each request of the group, from when the middleware runs.
+    public init(_ deadline: Duration) {
+        self.deadline = deadline
+    }
+
+    // `@concurrent`, as Hummingbird's protocol (built without nonisolated(nonsending) by default) declares it.
+    /// Sets the deadline, then runs `next`.
+    @concurrent public func handle(
+        _ request: Request,
+        context: Context,
+        next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        try await RequestCancellationMiddleware<Context>(deadline: deadline).handle(
+            request,
+            context: context,
+            next: next
+        )
+    }
+}

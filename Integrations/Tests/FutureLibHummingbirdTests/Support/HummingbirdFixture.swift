@@ -1,0 +1,167 @@
+// A real Hummingbird application on 127.0.0.1 (a port the OS picks), whose routes call a loopback upstream server
+// through FutureLibAsyncHTTPClient with the request's token, and the clients that drive it.
+import AsyncHTTPClient
+import FutureLibAsyncHTTPClient
+import FutureLibHummingbird
+import Hummingbird
+import IntegrationsTestSupport
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Testing
+
+/// The request context of the tests: the request's cancellation, and which connection the request came on (to
+/// tell that a keep-alive client used one connection throughout).
+struct TestRequestContext: CancellableRequestContext {
+    var coreContext: CoreRequestContextStorage
+    var cancellation: RequestCancellation
+    let connection: ObjectIdentifier
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        cancellation = RequestCancellation(source: source)
+        connection = ObjectIdentifier(source.channel)
+    }
+}
+
+/// The running application and what it saw.
+struct HummingbirdFixture: Sendable {
+    /// The application's port on 127.0.0.1.
+    let port: Int
+    /// The upstream server the routes call.
+    let upstream: LoopbackHTTPServer
+    /// The reasons of the requests whose upstream call failed, by the `tag` query parameter.
+    let reasons: NIOLockedValueBox<[String: any Error]>
+    /// Whether each request's context found its connection's observer.
+    let unobserved: NIOLockedValueBox<Int>
+    /// Triggers the application's graceful shutdown.
+    let shutDown: @Sendable () async -> Void
+    let group: MultiThreadedEventLoopGroup
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    func reason(_ tag: String) -> (any Error)? { reasons.withLockedValue { $0[tag] } }
+}
+
+/// Runs `body` against a fresh application and upstream, then shuts both down gracefully.
+///
+/// Routes: `GET /fast` answers the connection's identity; `GET /proxy?ms=N&tag=T` calls the upstream's
+/// `/slow-head?ms=N` with the request's token and answers its body; `GET /deadline/proxy?…` the same under a
+/// route deadline of 300 ms. The application responds to cancellation (`499`/`504`/`503`).
+func withHummingbirdApp(
+    onUpstreamEvent: (@Sendable (LoopbackHTTPServer.Event) -> Void)? = nil,
+    _ body: (HummingbirdFixture) async throws -> Void
+) async throws {
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+    let upstream = try await LoopbackHTTPServer.start(on: group, onEvent: onUpstreamEvent)
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+    let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
+    let reasons = NIOLockedValueBox<[String: any Error]>([:])
+    let unobserved = NIOLockedValueBox(0)
+
+    let router = Router(context: TestRequestContext.self)
+    router.add(middleware: RequestCancellationMiddleware(respondsToCancellation: true))
+    router.get("fast") { _, context -> String in
+        if !context.cancellation.observesClient { unobserved.withLockedValue { $0 += 1 } }
+        return "\(context.connection.hashValue)"
+    }
+    let proxy: @Sendable (Request, TestRequestContext) async throws -> String = { request, context in
+        let ms = request.uri.queryParameters["ms"].map(String.init) ?? "0"
+        let tag = request.uri.queryParameters["tag"].map(String.init) ?? ""
+        do {
+            let response = try await client.execute(
+                HTTPClientRequest(url: upstream.url("/slow-head?ms=\(ms)")),
+                timeout: .seconds(600),
+                upTo: 1 << 16,
+                cancellationToken: context.cancellation.token
+            ).value()
+            return String(buffer: try await response.body.collect(upTo: 1 << 16))
+        } catch {
+            if let reason = context.cancellation.token.cancellationReason {
+                reasons.withLockedValue { $0[tag] = reason }
+            }
+            throw error
+        }
+    }
+    router.get("proxy", use: proxy)
+    router.group("deadline").add(middleware: RequestDeadlineMiddleware(.milliseconds(300))).get("proxy", use: proxy)
+
+    var failure: (any Error)?
+    do {
+        try await withRunningApplication(router: router, server: .http1ObservingClientDisconnects(), group: group) {
+            port,
+            shutDown in
+            let fixture = HummingbirdFixture(
+                port: port,
+                upstream: upstream,
+                reasons: reasons,
+                unobserved: unobserved,
+                shutDown: shutDown,
+                group: group
+            )
+            try await body(fixture)
+        }
+    } catch {
+        failure = error
+    }
+    try await client.shutdown()
+    try await upstream.shutdown()
+    try await group.shutdownGracefully()
+    if let failure { throw failure }
+}
+
+/// An HTTP client on a raw NIO socket, so that a test can close the connection (or its sending side) in the middle
+/// of a request, as a browser or `curl` giving up does.
+final class RawHTTPClient: Sendable {
+    private final class Collector: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let received: NIOLockedValueBox<String>
+        init(_ received: NIOLockedValueBox<String>) { self.received = received }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let text = String(buffer: unwrapInboundIn(data))
+            received.withLockedValue { $0 += text }
+        }
+    }
+
+    let channel: any Channel
+    private let received: NIOLockedValueBox<String>
+
+    private init(channel: any Channel, received: NIOLockedValueBox<String>) {
+        self.channel = channel
+        self.received = received
+    }
+
+    static func connect(port: Int, group: any EventLoopGroup) async throws -> RawHTTPClient {
+        let received = NIOLockedValueBox("")
+        // Without remote half-closure: the server's end of the connection closes the client's channel.
+        let channel = try await ClientBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Collector(received))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port)
+            .get()
+        return RawHTTPClient(channel: channel, received: received)
+    }
+
+    /// Sends `GET path` (HTTP/1.1, keep-alive).
+    func get(_ path: String) async throws {
+        let text = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        try await channel.writeAndFlush(ByteBuffer(string: text)).get()
+    }
+
+    /// Everything received so far.
+    var text: String { received.withLockedValue { $0 } }
+
+    /// Waits until `condition` holds for what was received, or `limit` passes.
+    func waitUntilReceived(limit: Duration = .seconds(60), _ condition: (String) -> Bool) async -> Bool {
+        let end = ContinuousClock.now + limit
+        while ContinuousClock.now < end {
+            if condition(text) { return true }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return condition(text)
+    }
+}

@@ -48,6 +48,9 @@ api-check: ## Type-check the contract's shape tests (Guarantees.md) and the atta
 # builds the baseline in its own scratch path, .build-api-breakage, apart from every other build.
 API_BASELINE = $(shell cat .api-baseline)
 api-breakage: ## Fail when the public API of Cancellation, FutureLib or FutureLibFoundation broke since the revision in .api-baseline
+	@# A shallow clone lacks the baseline revision: fetch the history first.
+	@if [ "$$(git rev-parse --is-shallow-repository)" = true ]; then git fetch --quiet --unshallow; fi
+	@git cat-file -e $(API_BASELINE)^{commit} || { echo "api-breakage: the baseline $(API_BASELINE) is not in this clone"; exit 1; }
 	$(SWIFT) package --scratch-path .build-api-breakage diagnose-api-breaking-changes $(API_BASELINE) \
 		--products Cancellation FutureLib FutureLibFoundation \
 		--breakage-allowlist-path $(CURDIR)/.api-breakage-allowlist

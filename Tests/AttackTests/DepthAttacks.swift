@@ -312,7 +312,7 @@ extension Attacks {
             )
         }
 
-        @Test(.disabled("until the reasons branch lands: the Cancellation module recurses here"))
+        @Test
         func `a chain of linked requests is cancelled from its root`() async {
             report(
                 await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
@@ -321,7 +321,7 @@ extension Attacks {
             )
         }
 
-        @Test(.disabled("until the reasons branch lands: the Cancellation module recurses here"))
+        @Test
         func `a chain of linked requests is released uncancelled`() async {
             report(
                 await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
@@ -330,7 +330,7 @@ extension Attacks {
             )
         }
 
-        @Test(.disabled("until the reasons branch lands: the Cancellation module recurses here"))
+        @Test
         func `handlers registered from handlers all run`() async {
             report(
                 await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {

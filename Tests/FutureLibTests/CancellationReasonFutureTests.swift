@@ -28,7 +28,7 @@ struct CancellationReasonFutureTests {
         let source = StreamPromise<Int>()
         let failures = Locked<[any Error]>([])
         source.stream.map(on: .synchronous, cancellationToken: request.token) { $0 }
-            .onFailure(on: .synchronous) { error in failures.withLock { $0.append(error) } }
+            .onFailure(on: .synchronous, policy: .allErrors) { error in failures.withLock { $0.append(error) } }
         request.cancel(reason: DeadlineExceededError())
         #expect(failures.value.count == 1 && failures.value.first is CancellationError)
     }

@@ -23,6 +23,13 @@ enum AttackSize {
 
     /// Whether this process runs under ThreadSanitizer or AddressSanitizer (told from the symbols
     /// their runtimes add, so the suite is built as a user builds it).
+    /// Whether this process runs under AddressSanitizer, whose LeakSanitizer check at exit fails
+    /// an exit test's child that ends with objects still held (the note on issue 31 says which).
+    static let isAddressSanitized: Bool = {
+        guard let process = dlopen(nil, RTLD_NOW) else { return false }
+        return dlsym(process, "__asan_init") != nil
+    }()
+
     static let isSanitized: Bool = {
         guard let process = dlopen(nil, RTLD_NOW) else { return false }
         return dlsym(process, "__tsan_init") != nil || dlsym(process, "__asan_init") != nil

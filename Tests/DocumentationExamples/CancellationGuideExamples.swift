@@ -193,6 +193,9 @@ final class QuoteService: Sendable {
     /// The result of the latest call, nil while it runs.
     var lastCallResult: Result<Double, any Error>? { calls.withLock { $0.last?.promise.future.result } }
 
+    /// Forgets every call, so that nothing of a test outlives it in this global.
+    func removeAll() { calls.withLock { $0.removeAll() } }
+
     func fulfillAll(with value: Double) {
         for call in calls.withLock({ $0 }) { call.promise.fulfill(value) }
     }
@@ -331,6 +334,7 @@ func sleepUnderDeadline() async throws {
 
     @Test func sharedWorkStopsWhenNobodyIsLeft() throws {
         struct Gone: Error {}
+        defer { quoteService.removeAll() }
         let waiters = (0..<3).map { _ in CancellationRequest() }
         let before = quoteService.callCount
         let quotes = sharedQuote("ACME", for: waiters.map(\.token))

@@ -71,6 +71,12 @@ package enum Scale {
 /// Told at run time, from the symbols their runtimes add to the process, so that the test suite is
 /// built exactly as a user builds it (`swift test --sanitize=thread`, no other flag).
 package enum Sanitizer {
+    /// Whether it is AddressSanitizer: its LeakSanitizer check at exit also runs in exit tests' children.
+    package static let isAddress: Bool = {
+        guard let process = dlopen(nil, RTLD_NOW) else { return false }
+        return dlsym(process, "__asan_init") != nil
+    }()
+
     package static let isActive: Bool = {
         guard let process = dlopen(nil, RTLD_NOW) else { return false }
         return dlsym(process, "__tsan_init") != nil || dlsym(process, "__asan_init") != nil

@@ -33,8 +33,8 @@ api-check: ## Type-check the contract's shape tests (Guarantees.md) and the atta
 	@echo "api-check: $(words $(API_CHECK_FILES)) files and the attack suite type-check against the public interface"
 	@# The layers (Guarantees.md): Cancellation and the helpers it is built from import only the standard
 	@# library, Synchronization, Dispatch and the C library; FutureLib no Foundation; the root package no package.
-	@if grep -rhE --include='*.swift' '^(@_exported )?(public |package )?import ' Sources/Cancellation Sources/ConcurrencyHelpers \
-		| grep -vE 'import (ConcurrencyHelpers|Synchronization|Dispatch|Glibc|Musl|Darwin|WinSDK)( |$$)'; then \
+	@if grep -rhE --include='*.swift' '^(@_exported )?(public |package )?import ' Sources/Cancellation Sources/FutureLibConcurrencyHelpers \
+		| grep -vE 'import (FutureLibConcurrencyHelpers|Synchronization|Dispatch|Glibc|Musl|Darwin|WinSDK)( |$$)'; then \
 		echo "api-check: Cancellation imports only the standard library, Synchronization and Dispatch"; exit 1; fi
 	@if grep -rlE --include='*.swift' '^(@_exported )?(public |package )?import Foundation' Sources/FutureLib; then \
 		echo "api-check: FutureLib imports no Foundation"; exit 1; fi

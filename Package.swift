@@ -27,11 +27,11 @@ let package = Package(
     targets: [
         // Locks, spin waits, processor and thread identity: what `Cancellation` and `FutureLib` are
         // built from, not API (`package` access); not a product (as NIO's `NIOConcurrencyHelpers`).
-        .target(name: "ConcurrencyHelpers", swiftSettings: swiftSettings),
-        .target(name: "Cancellation", dependencies: ["ConcurrencyHelpers"], swiftSettings: swiftSettings),
+        .target(name: "FutureLibConcurrencyHelpers", swiftSettings: swiftSettings),
+        .target(name: "Cancellation", dependencies: ["FutureLibConcurrencyHelpers"], swiftSettings: swiftSettings),
         .target(
             name: "FutureLib",
-            dependencies: ["Cancellation", "ConcurrencyHelpers"],
+            dependencies: ["Cancellation", "FutureLibConcurrencyHelpers"],
             swiftSettings: swiftSettings
         ),
         .target(name: "FutureLibFoundation", dependencies: ["FutureLib"], swiftSettings: swiftSettings),
@@ -47,30 +47,30 @@ let package = Package(
         // A loopback HTTP/1.1 server for the demo and the URLSession tests; not a product.
         .target(
             name: "HTTPFixture",
-            dependencies: ["Cancellation", "ConcurrencyHelpers"],
+            dependencies: ["Cancellation", "FutureLibConcurrencyHelpers"],
             path: "Tests/HTTPFixture",
             swiftSettings: swiftSettings
         ),
         // Threads, barriers, lifetime probes and race runners shared by both test targets.
         .target(
             name: "TestSupport",
-            dependencies: ["Cancellation", "ConcurrencyHelpers"],
+            dependencies: ["Cancellation", "FutureLibConcurrencyHelpers"],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CancellationTests",
-            dependencies: ["Cancellation", "ConcurrencyHelpers", "TestSupport"],
+            dependencies: ["Cancellation", "FutureLibConcurrencyHelpers", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "ConcurrencyHelpersTests",
-            dependencies: ["ConcurrencyHelpers", "TestSupport"],
+            name: "FutureLibConcurrencyHelpersTests",
+            dependencies: ["FutureLibConcurrencyHelpers", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FutureLibTests",
-            dependencies: ["FutureLib", "ConcurrencyHelpers", "TestSupport"],
+            dependencies: ["FutureLib", "FutureLibConcurrencyHelpers", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

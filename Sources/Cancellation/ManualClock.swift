@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 
 /// A clock that moves only when told to: time-based code tested instantly and deterministically.
 ///

@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 import Dispatch
 
 /// The real clock, and the default `clock:` of every API that waits for time.

@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 
 extension TimerClock {
     /// Suspends the calling task for `duration` on this clock; throws `CancellationError` at once

@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 
 // Debug descriptions of futures, promises and streams: what `po future` or
 // `print(String(reflecting: future))` shows. Each reads the state once, under its lock: for

@@ -1,4 +1,4 @@
-public import ConcurrencyHelpers  // public: inlinable code uses its lock
+public import FutureLibConcurrencyHelpers  // public: inlinable code uses its lock
 public import Dispatch  // public: `init(completedOn:)` is inlinable
 
 /// A value that becomes available later, exactly once: a success or an error.

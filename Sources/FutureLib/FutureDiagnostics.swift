@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 
 /// Process-wide, opt-in hooks for diagnostics in development: log what went wrong where nobody
 /// was looking.

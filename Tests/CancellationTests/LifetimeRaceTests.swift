@@ -1,5 +1,5 @@
 import Cancellation
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 import Foundation
 import Synchronization
 import TestSupport

@@ -1,5 +1,5 @@
 import Cancellation
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 import Dispatch
 import FutureLib
 import Synchronization

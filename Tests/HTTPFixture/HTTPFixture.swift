@@ -2,7 +2,7 @@
 // mocks, nothing beyond loopback. A fixture, not a product: plain POSIX sockets, one thread per
 // connection (bounded), one request per connection (`Connection: close`).
 import Cancellation
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 package import Foundation  // package: `url(_:)` returns a `URL`
 
 #if canImport(Glibc)

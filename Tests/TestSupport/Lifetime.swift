@@ -1,5 +1,5 @@
 import Cancellation
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 import Synchronization
 
 /// Counts how many ``Tracked`` objects tied to it are deallocated: capture a `Tracked` in a

@@ -1,5 +1,5 @@
 import Cancellation
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 package import Foundation  // package: `currentThreadID()` returns `pthread_t`
 import Synchronization
 

@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 import Dispatch  // DispatchSemaphore
 
 /// The state of one cancellation request, as a pure value: every event is a `mutating` method that

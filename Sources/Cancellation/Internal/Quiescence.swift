@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 import Synchronization
 
 /// The link between `await ManualClock.advance(by:)` and the library that runs work for the code

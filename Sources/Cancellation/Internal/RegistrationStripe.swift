@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 
 /// One stripe of a striped request (``RegistrationStripes``): a list behind a spin lock of its own.
 ///

@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 import Synchronization
 
 /// The per-processor registration lists of a request whose one lock was found contended: the server

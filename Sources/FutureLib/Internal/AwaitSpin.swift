@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 import Synchronization
 
 /// A short watch for a pending future's result before an `await future.value()` suspends.

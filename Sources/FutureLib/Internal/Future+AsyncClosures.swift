@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 // The shared path of the async-closure forms of the future combinators and continuations (on a
 // context, on the main actor, isolated to an actor): each form states where its task starts and
 // hands its closure to one of these.

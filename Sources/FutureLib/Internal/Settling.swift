@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 import Cancellation
 public import Dispatch  // public: `MainDeliveries.async(on:_:)` is called by inlinable code
 

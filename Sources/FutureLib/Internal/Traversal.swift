@@ -1,4 +1,4 @@
-public import ConcurrencyHelpers  // public: inlinable code uses its lock
+public import FutureLibConcurrencyHelpers  // public: inlinable code uses its lock
 import Synchronization
 
 /// The state of one `traverse`: which elements have started, the values so far, and how many run.

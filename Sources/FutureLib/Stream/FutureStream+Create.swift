@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 
 // Streams that hold a result from the start, or get it from work on a context: SimpleFutures'
 // `FutureStream(value:capacity:)`, `FutureStream(error:capacity:)` and `futureStream(context:) { … }`.

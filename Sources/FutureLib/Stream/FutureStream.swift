@@ -1,4 +1,4 @@
-public import ConcurrencyHelpers  // public: inlinable code uses its lock
+public import FutureLibConcurrencyHelpers  // public: inlinable code uses its lock
 
 /// Results that arrive many times: location updates, sensor readings, progress.
 ///

@@ -1,4 +1,4 @@
-public import ConcurrencyHelpers  // public: inlinable code uses its lock
+public import FutureLibConcurrencyHelpers  // public: inlinable code uses its lock
 
 // The machinery behind the stream combinators: a derived stream fed by one subscriber of the source.
 

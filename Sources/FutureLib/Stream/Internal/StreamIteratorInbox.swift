@@ -1,4 +1,4 @@
-public import ConcurrencyHelpers  // public: inlinable code uses its lock
+public import FutureLibConcurrencyHelpers  // public: inlinable code uses its lock
 
 /// The subscriber behind one `for await` loop over a stream: buffers the results the loop has not
 /// taken yet (by its ``FutureStream/BufferingPolicy``) and wakes the loop when it waits.

@@ -1,4 +1,4 @@
-public import ConcurrencyHelpers  // public: inlinable code uses its lock
+public import FutureLibConcurrencyHelpers  // public: inlinable code uses its lock
 public import Synchronization  // public: `isCancelled` is read by inlinable code
 
 /// One subscriber of a stream: its handler, its context, and a mailbox of events not yet

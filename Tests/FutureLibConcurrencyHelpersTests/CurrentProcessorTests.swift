@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// The processor count FutureLib sizes its worker pool and registration stripes by
-/// (`ConcurrencyHelpers/CurrentProcessor.swift`): the processors online, capped by the affinity mask and the
+/// (`FutureLibConcurrencyHelpers/CurrentProcessor.swift`): the processors online, capped by the affinity mask and the
 /// cgroup's CPU quota (a container's limit).
 @Suite(.timeLimit(.minutes(1)))
 struct CurrentProcessorTests {

@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import FutureLibConcurrencyHelpers
 import Dispatch
 import TestSupport
 import Testing
@@ -10,7 +10,7 @@ import Darwin
 #endif
 
 /// How a waiter for a spin lock (a future's `RawLock`, a stripe's `SpinLock`) spends its attempts
-/// (`ConcurrencyHelpers/SpinWait.swift`). Asserted on the policy, not on time.
+/// (`FutureLibConcurrencyHelpers/SpinWait.swift`). Asserted on the policy, not on time.
 @Suite(.timeLimit(.minutes(1)))
 struct SpinWaitTests {
     @Test func `a waiter spins, then yields its processor, then sleeps`() {

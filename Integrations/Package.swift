@@ -104,10 +104,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Not a product: the loopback HTTP/1.1 server the tests and the demo run against (fast, slow head,
-        // slow body), which counts the connections it sees open and close.
+        // slow body), which counts the connections it sees open and close, and the upstream call a proxying
+        // route makes to it.
         .target(
             name: "IntegrationsTestSupport",
             dependencies: [
+                "FutureLibAsyncHTTPClient",
+                .product(name: "Cancellation", package: "FutureLib"),
+                asyncHTTPClient,
                 hummingbird,
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 serviceLifecycle,

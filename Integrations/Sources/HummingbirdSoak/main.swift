@@ -61,13 +61,11 @@ router.get("fast") { _, _ in "ok" }
 let proxy: @Sendable (Request, BasicCancellableRequestContext) async throws -> String = { request, context in
     let ms = request.uri.queryParameters["ms"].map(String.init) ?? "0"
     do {
-        let response = try await upstreamClient.execute(
-            HTTPClientRequest(url: upstream.url("/slow-head?ms=\(ms)")),
-            timeout: .seconds(600),
-            upTo: 1 << 16,
+        return try await upstream.slowHead(
+            ms: ms,
+            through: upstreamClient,
             cancellationToken: context.cancellation.token
-        ).value()
-        return String(buffer: try await response.body.collect(upTo: 1 << 16))
+        )
     } catch {
         switch context.cancellation.token.cancellationReason {
         case is DeadlineExceededError: deadlines.withLockedValue { $0 += 1 }

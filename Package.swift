@@ -43,7 +43,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // `make soak`: a million server-shaped requests (linked request, deadline, futures); not a product.
-        .executableTarget(name: "Soak", dependencies: ["FutureLib"], swiftSettings: swiftSettings),
+        .executableTarget(name: "Soak", dependencies: ["FutureLib", "TestSupport"], swiftSettings: swiftSettings),
         // A loopback HTTP/1.1 server for the demo and the URLSession tests; not a product.
         .target(
             name: "HTTPFixture",

@@ -3,6 +3,18 @@ import PackageDescription
 
 // The benchmarks live in their own package (as in swift-collections and swift-nio) so that the root package keeps
 // no dependencies at all: ordo-one/benchmark and swift-nio are needed only here.
+// The products several targets below use, named once.
+let futureLib: Target.Dependency = .product(name: "FutureLib", package: "FutureLib")
+let cancellation: Target.Dependency = .product(name: "Cancellation", package: "FutureLib")
+let benchmark: Target.Dependency = .product(name: "Benchmark", package: "benchmark")
+let benchmarkPlugin: Target.PluginUsage = .plugin(name: "BenchmarkPlugin", package: "benchmark")
+/// The peer for futures: NIO's `EventLoopFuture`, on an embedded event loop.
+let nioFutures: [Target.Dependency] = [
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOEmbedded", package: "swift-nio"),
+]
+let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+
 let package = Package(
     name: "FutureLibBenchmarks",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -21,36 +33,32 @@ let package = Package(
         .executableTarget(
             name: "CancellationBenchmarks",
             dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "Cancellation", package: "FutureLib"),
+                benchmark,
+                cancellation,
                 "BenchmarkSupport",
             ],
             path: "Benchmarks/CancellationBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+            plugins: [benchmarkPlugin]
         ),
         .executableTarget(
             name: "FutureLibBenchmarks",
             dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "FutureLib", package: "FutureLib"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
+                benchmark,
+                futureLib,
+                nioPosix,
+            ] + nioFutures,
             path: "Benchmarks/FutureLibBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+            plugins: [benchmarkPlugin]
         ),
         // Not a benchmark: a plain release driver for `valgrind --tool=callgrind`, which counts instructions
         // reproducibly on a noisy machine (Scripts/bench-report.py --callgrind runs it; see Callgrind/README.md).
         .executableTarget(
             name: "CallgrindDriver",
             dependencies: [
-                .product(name: "FutureLib", package: "FutureLib"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
+                futureLib,
                 "MallocInfo",
                 "BenchmarkSupport",
-            ],
+            ] + nioFutures,
             path: "Callgrind/CallgrindDriver"
         ),
         // What several benchmark executables share (a deterministic random generator).
@@ -62,21 +70,19 @@ let package = Package(
         .executableTarget(
             name: "RoundsDriver",
             dependencies: [
-                .product(name: "Cancellation", package: "FutureLib"),
-                .product(name: "FutureLib", package: "FutureLib"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                cancellation,
+                futureLib,
+                nioPosix,
                 .product(name: "MallocCounter", package: "AllocationCheck"),
                 "MallocInfo",
-            ],
+            ] + nioFutures,
             path: "Rounds/RoundsDriver"
         ),
         // Not a benchmark: scenario 9 (async closures) timed by a plain release driver, medians over alternating
         // rounds, wall-clock or process CPU time (the harness cannot alternate two implementations).
         .executableTarget(
             name: "AsyncTimingDriver",
-            dependencies: [.product(name: "FutureLib", package: "FutureLib")],
+            dependencies: [futureLib],
             path: "Timing/AsyncTimingDriver"
         ),
     ]

@@ -12,6 +12,33 @@ let swiftSettings: [SwiftSetting] = [
     .treatWarning("ExplicitSendable", as: .warning),
 ]
 
+// The products the targets below share, named once.
+let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let nioConcurrencyHelpers: Target.Dependency = .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let serviceLifecycleTestKit: Target.Dependency = .product(
+    name: "ServiceLifecycleTestKit",
+    package: "swift-service-lifecycle"
+)
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
+/// HTTP/1.1 on loopback sockets: what the test server, the tests and the executables run on.
+let nioHTTP: [Target.Dependency] = [
+    .product(name: "NIOPosix", package: "swift-nio"),
+    .product(name: "NIOHTTP1", package: "swift-nio"),
+]
+/// A Hummingbird application under an AsyncHTTPClient client, with the test server as its upstream: what the
+/// Hummingbird tests and the soak share.
+let hummingbirdUnderLoad: [Target.Dependency] = [
+    "FutureLibHummingbird",
+    "FutureLibAsyncHTTPClient",
+    "IntegrationsTestSupport",
+    hummingbird,
+    asyncHTTPClient,
+    nioCore,
+]
+
 let package = Package(
     name: "FutureLibIntegrations",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -38,7 +65,7 @@ let package = Package(
             name: "FutureLibNIO",
             dependencies: [
                 .product(name: "FutureLib", package: "FutureLib"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                nioCore,
             ],
             swiftSettings: swiftSettings
         ),
@@ -47,9 +74,9 @@ let package = Package(
             dependencies: [
                 "FutureLibNIO",
                 .product(name: "FutureLib", package: "FutureLib"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                asyncHTTPClient,
+                nioCore,
+                logging,
             ],
             swiftSettings: swiftSettings
         ),
@@ -58,7 +85,7 @@ let package = Package(
             dependencies: [
                 // Tokens only: code that knows nothing of futures can use it.
                 .product(name: "Cancellation", package: "FutureLib"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                serviceLifecycle,
             ],
             swiftSettings: swiftSettings
         ),
@@ -67,29 +94,31 @@ let package = Package(
             dependencies: [
                 "FutureLibServiceLifecycle",
                 .product(name: "Cancellation", package: "FutureLib"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                hummingbird,
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                nioCore,
+                nioConcurrencyHelpers,
+                serviceLifecycle,
             ],
             swiftSettings: swiftSettings
         ),
         // Not a product: the loopback HTTP/1.1 server the tests and the demo run against (fast, slow head,
-        // slow body), which counts the connections it sees open and close.
+        // slow body), which counts the connections it sees open and close, and the upstream call a proxying
+        // route makes to it.
         .target(
             name: "IntegrationsTestSupport",
             dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird"),
+                "FutureLibAsyncHTTPClient",
+                .product(name: "Cancellation", package: "FutureLib"),
+                asyncHTTPClient,
+                hummingbird,
                 .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ],
+                serviceLifecycle,
+                logging,
+                nioCore,
+                nioConcurrencyHelpers,
+            ] + nioHTTP,
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -98,11 +127,9 @@ let package = Package(
                 "FutureLibAsyncHTTPClient",
                 "FutureLibServiceLifecycle",
                 "IntegrationsTestSupport",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
+                serviceLifecycle,
+                logging,
+            ] + nioHTTP,
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -111,7 +138,7 @@ let package = Package(
                 "FutureLibNIO",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // NIO's lock, which ThreadSanitizer sees (the standard library's `Mutex` it does not, on Linux).
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                nioConcurrencyHelpers,
             ],
             swiftSettings: swiftSettings
         ),
@@ -120,53 +147,29 @@ let package = Package(
             dependencies: [
                 "FutureLibAsyncHTTPClient",
                 "IntegrationsTestSupport",
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ],
+                nioConcurrencyHelpers,
+            ] + nioHTTP,
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FutureLibServiceLifecycleTests",
             dependencies: [
                 "FutureLibServiceLifecycle",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                serviceLifecycle,
+                serviceLifecycleTestKit,
+                logging,
             ],
             swiftSettings: swiftSettings
         ),
         // `make integrations-soak`: the Hummingbird integration under keep-alive load, checking the resident set.
         .executableTarget(
             name: "HummingbirdSoak",
-            dependencies: [
-                "FutureLibHummingbird",
-                "FutureLibAsyncHTTPClient",
-                "IntegrationsTestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ],
+            dependencies: hummingbirdUnderLoad + nioHTTP + [nioConcurrencyHelpers],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FutureLibHummingbirdTests",
-            dependencies: [
-                "FutureLibHummingbird",
-                "FutureLibAsyncHTTPClient",
-                "IntegrationsTestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ],
+            dependencies: hummingbirdUnderLoad + nioHTTP + [nioConcurrencyHelpers, serviceLifecycle, logging],
             swiftSettings: swiftSettings
         ),
         // The code of Documentation/ServerSideSwift.md, compiled and run.
@@ -175,15 +178,13 @@ let package = Package(
             dependencies: [
                 "FutureLibAsyncHTTPClient",
                 "FutureLibHummingbird",
-                .product(name: "Hummingbird", package: "hummingbird"),
                 "FutureLibServiceLifecycle",
                 "IntegrationsTestSupport",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
+                hummingbird,
+                serviceLifecycle,
+                serviceLifecycleTestKit,
+                logging,
+            ] + nioHTTP,
             swiftSettings: swiftSettings
         ),
     ]

@@ -18,6 +18,7 @@
 import Dispatch
 import FutureLib
 import Synchronization
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -76,19 +77,6 @@ final class Once: Sendable {
 
     /// True the first time only.
     func enter() -> Bool { !ran.exchange(true, ordering: .relaxed) }
-}
-
-/// The resident set in bytes, from /proc/self/statm (0 where there is none).
-func residentBytes() -> Int {
-    let file = open("/proc/self/statm", O_RDONLY)
-    guard file >= 0 else { return 0 }
-    defer { close(file) }
-    var buffer = [UInt8](repeating: 0, count: 128)
-    let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
-    guard count > 0 else { return 0 }
-    let fields = String(decoding: buffer[..<count], as: UTF8.self).split(separator: " ")
-    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
 func megabytes(_ bytes: Int) -> String {
@@ -182,7 +170,7 @@ for index in 0..<requests {
     slots.wait()
     handle(index, kind: Kind(index))
     if (index + 1) % checkpointEvery == 0 {
-        let resident = residentBytes()
+        let resident = residentBytes() ?? 0
         checkpoints.append(resident)
         report("checkpoint \(checkpoints.count) at \(index + 1) requests", resident: resident)
     }
@@ -198,7 +186,7 @@ for index in 0..<lastBatch {
 shutdown.cancel()
 if !drain(seconds: 60) { failures.append("requests still pending 60 s after the shutdown") }
 
-let resident = residentBytes()
+let resident = residentBytes() ?? 0
 report("done in \(ContinuousClock.now - started)", resident: resident)
 print("shutdown cancelled \(stats.cancelledByShutdown.load(ordering: .relaxed)) of \(lastBatch) in flight")
 

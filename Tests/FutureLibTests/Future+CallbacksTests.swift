@@ -403,7 +403,9 @@ struct FutureCallbacksTests {
 
     // MARK: - Async onFailure
 
-    @Test func `async onFailure gets the error in a task, skips a CancellationError by default, and gets its token's`() async {
+    @Test func `async onFailure gets the error in a task, skips a CancellationError by default, and gets its token's`()
+        async
+    {
         let errors = Locked<[Int]>([])
         let reported = Promise<Void>()
         Future<Int>(error: TestFailure(code: 1)).onFailure { error in
@@ -438,5 +440,168 @@ struct FutureCallbacksTests {
         #expect(errors.value == [1])
         #expect((try? await own.future.value()) == true)
         #expect(skipped.value == 0)
+    }
+}
+
+extension FutureCallbacksTests {
+    /// `on: actor`: continuations isolated to an actor.
+    @Suite struct OnActor {
+        @Test func `continuations registered with on: self run isolated to the actor`() async throws {
+            let cache = Cache()
+            let promise = Promise<Int>()
+            await cache.load("answer", from: promise.future)
+            promise.fulfill(42)
+            try await cache.filled.future.value()
+            #expect(await cache.values == ["answer": 42])
+            #expect(try await cache.doubled(Future(value: 5)).value() == 11)
+            #expect(try await cache.result(of: Future(value: 3)).value() == "3")
+        }
+
+        @Test func `a cancelled token removes an actor continuation: onFailure gets CancellationError on the actor`()
+            async throws
+        {
+            let cache = Cache()
+            let request = CancellationRequest()
+            let promise = Promise<Int>()
+            await cache.load("never", from: promise.future, cancellationToken: request.token)
+            request.cancel()
+            try await cache.filled.future.value()
+            promise.fulfill(1)
+            #expect(await cache.values.isEmpty)
+            let errors = await cache.errors
+            #expect(errors.count == 1 && errors.first is CancellationError)
+        }
+    }
+}
+
+extension FutureCallbacksTests {
+    /// `on: .mainActor`: continuations on the main actor.
+    @Suite struct OnMainActor {
+        @Test(arguments: [false, true])
+        func `.mainActor continuations run on the main actor in registration order`(completedFirst: Bool) async throws {
+            let log = MainActorLog()
+            let promise = Promise<Int>()
+            if completedFirst { promise.fulfill(1) }
+            let done = Promise<Void>()
+            for index in 0..<100 {
+                switch index % 3 {
+                case 0:
+                    promise.future.onSuccess(on: .mainActor) { _ in
+                        MainActor.assertIsolated()
+                        log.entries.append(index)
+                    }
+                case 1:
+                    promise.future.onComplete(on: .mainActor) { _ in
+                        MainActor.assertIsolated()
+                        log.entries.append(index)
+                    }
+                default:
+                    _ = promise.future.map(on: .mainActor) { value in
+                        MainActor.assertIsolated()
+                        log.entries.append(index)
+                        return value
+                    }
+                }
+            }
+            promise.future.onSuccess(on: .mainActor) { _ in done.fulfill(()) }
+            promise.fulfill(1)
+            try await done.future.value()
+            #expect(await log.entries == Array(0..<100))
+        }
+
+        @Test
+        func
+            `a cancelled token removes a .mainActor continuation at once; onFailure gets CancellationError on the main actor`()
+            async throws
+        {
+            let log = MainActorLog()
+            let promise = Promise<Int>()
+            let request = CancellationRequest()
+            let probeCounter = DeinitCounter()
+            let tracked = probeCounter.make()
+            promise.future.onSuccess(on: .mainActor, cancellationToken: request.token) { _ in
+                tracked.touch()
+                log.entries.append(1)
+            }
+            let failed = Promise<Void>()
+            promise.future.onFailure(on: .mainActor, cancellationToken: request.token) { error in
+                MainActor.assertIsolated()
+                log.errors.append(error)
+                failed.fulfill(())
+            }
+            _ = consume tracked
+            request.cancel()
+            #expect(probeCounter.deallocated == 1)  // released at once
+            try await failed.future.value()
+            #expect(!promise.future.isCompleted)  // the token removed the continuations only
+            promise.fulfill(2)
+            let errors = await log.errors
+            #expect(errors.count == 1 && errors.first is CancellationError)
+            #expect(await log.entries.isEmpty)
+        }
+    }
+}
+
+extension FutureCallbacksTests {
+    /// Async closures: `onSuccess` and `onComplete` run them in a task.
+    @Suite struct AsyncClosures {
+        @Test func `async onSuccess and onComplete run their closures in a task`() async throws {
+            let success = Promise<Bool>()
+            let complete = Promise<Bool>()
+            Future(value: 1).onSuccess { _ in
+                await Task.yield()
+                success.fulfill(inTask())
+            }
+            Future<Int>(error: SampleError()).onComplete { result in
+                await Task.yield()
+                complete.fulfill(inTask() && !result.isSuccess)
+            }
+            #expect(try await success.future.value())
+            #expect(try await complete.future.value())
+        }
+
+        @Test func `async onSuccess and onComplete with a token that can never fire run their closures in a task`()
+            async throws
+        {
+            // `.none`, and a token whose request is gone, start the task without `withCancellation`.
+            var request: CancellationRequest? = CancellationRequest()
+            let spent = request!.token
+            request = nil
+            #expect(!spent.canBeCancelled)
+            let pending = Promise<Int>()
+            let success = Promise<Bool>()
+            let complete = Promise<Bool>()
+            let later = Promise<Int>()
+            Future(value: 1).onSuccess(on: .synchronous, cancellationToken: spent) { _ in
+                await Task.yield()
+                success.fulfill(inTask() && !Task.isCancelled)
+            }
+            Future<Int>(error: SampleError()).onComplete(on: .default) { result in
+                await Task.yield()
+                complete.fulfill(inTask() && !result.isSuccess)
+            }
+            pending.future.onComplete(cancellationToken: spent) { result in
+                await Task.yield()
+                later.fulfill((try? result.get()) ?? 0)
+            }
+            pending.fulfill(7)
+            #expect(try await success.future.value())
+            #expect(try await complete.future.value())
+            #expect(try await later.future.value() == 7)
+        }
+
+        @Test func `a token cancelled mid-await cancels an async onSuccess's task`() async throws {
+            let request = CancellationRequest()
+            let started = Promise<Void>()
+            let sawCancellation = Promise<Bool>()
+            Future(value: 1).onSuccess(cancellationToken: request.token) { _ in
+                started.fulfill(())
+                try? await Task.sleep(for: .seconds(600))
+                sawCancellation.fulfill(Task.isCancelled)
+            }
+            try await started.future.value()
+            request.cancel()
+            #expect(try await sawCancellation.future.value())
+        }
     }
 }

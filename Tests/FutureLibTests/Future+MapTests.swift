@@ -1,7 +1,7 @@
 import Cancellation
-import FutureLibConcurrencyHelpers
 import Dispatch
 import FutureLib
+import FutureLibConcurrencyHelpers
 import Synchronization
 import TestSupport
 import Testing
@@ -320,5 +320,62 @@ struct FutureMapTests {
             return future.result
         }
         #expect(try last?.get() == Scale.million)
+    }
+}
+
+extension FutureMapTests {
+    /// `on: actor`: `map` and `flatMap` isolated to an actor.
+    @Suite struct OnActor {
+        @Test func `an actor map given a cancelled token fails at once without calling its closure`() async {
+            let cache = Cache()
+            let calls = CallFlag()
+            let mapped = Promise<Int>().future.map(on: cache, cancellationToken: .cancelled) { _, value in
+                calls.set()
+                return value
+            }
+            #expect(isCancellation(mapped.result))
+            #expect(!calls.isSet)
+        }
+
+        @Test func `an actor flatMap given a cancelled token fails at once without calling its closure`() {
+            let calls = CallFlag()
+            let chained = Promise<Int>().future.flatMap(on: Cache(), cancellationToken: .cancelled) { _, value in
+                calls.set()
+                return Future(value: value)
+            }
+            #expect(isCancellation(chained.result))
+            #expect(!calls.isSet)
+        }
+    }
+}
+
+extension FutureMapTests {
+    /// Async closures in `map`.
+    @Suite struct AsyncClosures {
+        @Test
+        func
+            `an async map is cancelled by its token mid-await: the task sees it, the result fails at once, the captures are released`()
+            async throws
+        {
+            let request = CancellationRequest()
+            let started = Promise<Void>()
+            let sawCancellation = Promise<Bool>()
+            let counter = DeinitCounter()
+            var tracked: Tracked? = counter.make()
+            let mapped = Future(value: 1).map(cancellationToken: request.token) { [tracked] value in
+                tracked?.touch()
+                started.fulfill(())
+                try? await Task.sleep(for: .seconds(600))
+                sawCancellation.fulfill(Task.isCancelled)
+                return value
+            }
+            tracked = nil
+            try await started.future.value()
+            #expect(!mapped.isCompleted)
+            request.cancel()
+            #expect(isCancellation(mapped.result))  // at once: before the task noticed
+            #expect(try await sawCancellation.future.value())
+            #expect(await eventually { counter.deallocated == 1 })
+        }
     }
 }

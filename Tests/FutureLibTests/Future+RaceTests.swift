@@ -69,3 +69,31 @@ struct FutureRaceTests {
         #expect(tokens.value.allSatisfy { $0.isCancellationRequested })
     }
 }
+
+extension FutureRaceTests {
+    /// `on: .mainActor`: each operation on the main actor.
+    @Suite struct OnMainActor {
+        @Test func `race on .mainActor calls each operation on the main actor and cancels the losers`() async throws {
+            let attempts = Attempts()
+            let loser = Locked<CancellationToken?>(nil)
+            let slow = Promise<String>()  // kept: the slow mirror never answers
+            let winner = Future<String>.race(
+                on: .mainActor,
+                [
+                    { @MainActor token in
+                        attempts.names.append("slow")
+                        loser.withLock { $0 = token }
+                        return slow.future
+                    },
+                    { @MainActor _ in
+                        attempts.names.append("fast")
+                        return Future(value: "fast")
+                    },
+                ]
+            )
+            #expect(try await winner.value() == "fast")
+            #expect(await Set(attempts.names) == ["slow", "fast"])
+            #expect(await eventually { loser.value?.isCancellationRequested == true })
+        }
+    }
+}

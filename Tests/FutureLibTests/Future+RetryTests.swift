@@ -188,3 +188,19 @@ struct FutureRetryTests {
         #expect(never.attempts.value == 0)
     }
 }
+
+extension FutureRetryTests {
+    /// `on: .mainActor`: every attempt on the main actor.
+    @Suite struct OnMainActor {
+        @Test func `retry on .mainActor calls every attempt on the main actor`() async throws {
+            let attempts = Attempts()
+            let result = Future<Int>.retry(maxAttempts: 3, on: .mainActor) { _ in
+                MainActor.assertIsolated()
+                attempts.count += 1
+                return attempts.count < 3 ? Future(error: TestFailure()) : Future(value: attempts.count)
+            }
+            #expect(try await result.value() == 3)
+            #expect(await attempts.count == 3)
+        }
+    }
+}

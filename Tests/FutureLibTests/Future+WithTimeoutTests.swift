@@ -184,3 +184,28 @@ struct FutureWithTimeoutTests {
         #expect(clock.pendingTimerCount == 0)  // the deadline's timer was stopped
     }
 }
+
+extension FutureWithTimeoutTests {
+    /// `on: .mainActor`: the operation starts on the main actor.
+    @Suite struct OnMainActor {
+        @Test func `withTimeout on .mainActor starts its operation there and times out on its clock`() async throws {
+            let clock = ManualClock()
+            let attempts = Attempts()
+            let handed = Locked<CancellationToken?>(nil)
+            let never = Promise<Int>()  // kept: the work never completes
+            let limited = Future<Int>.withTimeout(.seconds(5), clock: clock, on: .mainActor) { token in
+                MainActor.assertIsolated()
+                attempts.count += 1
+                handed.withLock { $0 = token }
+                return never.future
+            }
+            #expect(await eventually { handed.value != nil })  // the operation ran, on the main actor
+            await clock.advance(by: .seconds(4))
+            #expect(!limited.isCompleted)
+            await clock.advance(by: .seconds(1))
+            await #expect(throws: FutureError.timeout) { try await limited.value() }
+            #expect(handed.value?.isCancellationRequested == true)
+            #expect(await attempts.count == 1)
+        }
+    }
+}

@@ -91,3 +91,25 @@ struct FutureZipTests {
         withExtendedLifetime(pending) {}
     }
 }
+
+extension FutureZipTests {
+    /// `on: .mainActor`: the free `zip` completes on the main actor.
+    @Suite struct OnMainActor {
+        @Test func `the free zip on .mainActor completes on the main actor`() async throws {
+            let name = Promise<String>()
+            let age = Promise<Int>()
+            let zipped = zip(name.future, age.future, on: .mainActor)
+            let delivered = Promise<Bool>()
+            zipped.onComplete(on: .synchronous) { _ in
+                // Registered before completion: runs on the thread that completes `zipped`.
+                MainActor.assertIsolated()
+                delivered.fulfill(true)
+            }
+            name.fulfill("Ada")
+            age.fulfill(36)
+            let (text, number) = try await zipped.value()
+            #expect(text == "Ada" && number == 36)
+            #expect(try await delivered.future.value())
+        }
+    }
+}

@@ -13,7 +13,12 @@ struct FutureStreamCallbacksTests {
         let overlaps = Counter()
         let finished = Promise<Void>()
         promise.stream.onSuccess { value in
-            if running.withLock({ $0 += 1; return $0 }) > 1 { overlaps.increment() }
+            if running.withLock({
+                $0 += 1
+                return $0
+            }) > 1 {
+                overlaps.increment()
+            }
             await Task.yield()
             running.withLock { $0 -= 1 }
             values.withLock { $0.append(value) }
@@ -46,7 +51,9 @@ struct FutureStreamCallbacksTests {
         #expect(completed.value == Array(0..<20) + [-1, -1])
     }
 
-    @Test func `an async continuation's token: results not yet delivered are dropped, then one CancellationError`() async {
+    @Test func `an async continuation's token: results not yet delivered are dropped, then one CancellationError`()
+        async
+    {
         let promise = StreamPromise<Int>(capacity: 0)
         let request = CancellationRequest()
         let gate = Promise<Void>()
@@ -113,5 +120,35 @@ struct FutureStreamCallbacksTests {
         _ = try? await finished.future.value()
         await waitUntil { values.value.count == 5 }
         #expect(values.value == Array(0..<5))
+    }
+}
+
+extension FutureStreamCallbacksTests {
+    /// `on: .mainActor`: stream continuations on the main actor.
+    @Suite struct OnMainActor {
+        @Test func `stream continuations on .mainActor run on the main actor, in order`() async throws {
+            let log = MainActorLog()
+            let promise = StreamPromise<Int>()
+            let finished = Promise<Void>()
+            let stream = promise.stream
+            stream.onSuccess(on: .mainActor) { value in
+                MainActor.assertIsolated()
+                log.entries.append(value)
+            }
+            stream.onFailure(on: .mainActor) { error in
+                MainActor.assertIsolated()
+                log.errors.append(error)
+            }
+            stream.onFinish(on: .mainActor) {
+                MainActor.assertIsolated()
+                finished.fulfill(())
+            }
+            for value in 0..<20 { promise.fulfill(value) }
+            promise.reject(SampleError())
+            promise.finish()
+            try await finished.future.value()
+            #expect(await log.entries == Array(0..<20))
+            #expect(await log.errors.count == 1)
+        }
     }
 }

@@ -19,6 +19,7 @@
 // every request has reported, the backend completes the rest late (nobody listens any more) on both sides.
 
 import Cancellation
+import Foundation
 import FutureLib
 import MallocCounter
 import MallocInfo
@@ -301,19 +302,9 @@ func serverRequests() -> Scenario {
 
 /// The resident set in bytes, from /proc/self/statm (0 where there is none).
 func residentBytes() -> Int {
-    #if canImport(Glibc)
-    let file = open("/proc/self/statm", O_RDONLY)
-    guard file >= 0 else { return 0 }
-    defer { close(file) }
-    var buffer = [UInt8](repeating: 0, count: 128)
-    let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
-    guard count > 0 else { return 0 }
-    let fields = String(decoding: buffer[..<count], as: UTF8.self).split(separator: " ")
-    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+    let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-    #else
-    return 0
-    #endif
 }
 
 /// How many tasks of the in-flight measurement have started their work.

@@ -10,6 +10,7 @@
 // and exits with a failure if it grew by more than `memoryBound`, if any request failed or was answered wrongly, or
 // if a connection's state is left behind.
 import AsyncHTTPClient
+import Foundation
 import FutureLibAsyncHTTPClient
 import FutureLibHummingbird
 import Hummingbird
@@ -32,14 +33,8 @@ let clients = 8
 
 /// The resident set in bytes, from /proc/self/statm (0 where there is none).
 func residentBytes() -> Int {
-    let file = open("/proc/self/statm", O_RDONLY)
-    guard file >= 0 else { return 0 }
-    defer { close(file) }
-    var buffer = [UInt8](repeating: 0, count: 128)
-    let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
-    guard count > 0 else { return 0 }
-    let fields = String(decoding: buffer[..<count], as: UTF8.self).split(separator: " ")
-    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+    let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
@@ -66,13 +61,11 @@ router.get("fast") { _, _ in "ok" }
 let proxy: @Sendable (Request, BasicCancellableRequestContext) async throws -> String = { request, context in
     let ms = request.uri.queryParameters["ms"].map(String.init) ?? "0"
     do {
-        let response = try await upstreamClient.execute(
-            HTTPClientRequest(url: upstream.url("/slow-head?ms=\(ms)")),
-            timeout: .seconds(600),
-            upTo: 1 << 16,
+        return try await upstream.slowHead(
+            ms: ms,
+            through: upstreamClient,
             cancellationToken: context.cancellation.token
-        ).value()
-        return String(buffer: try await response.body.collect(upTo: 1 << 16))
+        )
     } catch {
         switch context.cancellation.token.cancellationReason {
         case is DeadlineExceededError: deadlines.withLockedValue { $0 += 1 }

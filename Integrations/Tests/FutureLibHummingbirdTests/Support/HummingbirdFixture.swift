@@ -70,13 +70,7 @@ func withHummingbirdApp(
         let ms = request.uri.queryParameters["ms"].map(String.init) ?? "0"
         let tag = request.uri.queryParameters["tag"].map(String.init) ?? ""
         do {
-            let response = try await client.execute(
-                HTTPClientRequest(url: upstream.url("/slow-head?ms=\(ms)")),
-                timeout: .seconds(600),
-                upTo: 1 << 16,
-                cancellationToken: context.cancellation.token
-            ).value()
-            return String(buffer: try await response.body.collect(upTo: 1 << 16))
+            return try await upstream.slowHead(ms: ms, through: client, cancellationToken: context.cancellation.token)
         } catch {
             if let reason = context.cancellation.token.cancellationReason {
                 reasons.withLockedValue { $0[tag] = reason }

@@ -274,10 +274,16 @@ extension ManualClock.State {
 }
 
 /// A timer of a ``ManualClock``: its place in the clock's heap, and what to run.
+///
+/// It reaches its clock weakly: the clock's heap holds the timer, and a strong reference back
+/// would keep a clock that nobody holds, with every timer it can no longer fire, for good. Once
+/// the clock is gone, nothing can advance it: rescheduling and cancelling do nothing, and the
+/// closure goes with the timer.
 final class ManualTimer: HeapTimer, ClockTimer, @unchecked Sendable {
-    // Sendable: `clock` is a constant; the rest is `HeapTimer`'s, read only under the clock's lock.
+    // Sendable: `clock` is a constant (a weak reference, which is atomic); the rest is
+    // `HeapTimer`'s, read only under the clock's lock.
 
-    private let clock: ManualClock
+    private weak let clock: ManualClock?
 
     init(clock: ManualClock, fire: @escaping @Sendable () -> Void) {
         self.clock = clock
@@ -285,10 +291,10 @@ final class ManualTimer: HeapTimer, ClockTimer, @unchecked Sendable {
     }
 
     func reschedule(after delay: Duration) {
-        clock.schedule(self, after: delay)
+        clock?.schedule(self, after: delay)
     }
 
     func cancel() {
-        clock.cancel(self)
+        clock?.cancel(self)
     }
 }

@@ -109,7 +109,7 @@ extension Future {
     ///
     /// Only task cancellation can end this wait early, so it needs no `CancellationRequest`: the
     /// task's cancellation handler removes the continuation from the future itself, as a token's
-    /// handler would (``CancellableCallback/cancel()``, under the future's lock, so that exactly
+    /// handler would (``CancellableCallback/cancel(removingFrom:)``, under the future's lock, so that exactly
     /// one of completion and cancellation resumes the task). What it buys: no request, no token
     /// registration and no closure context of its own per wait (guarded by Benchmarks/Rounds).
     ///
@@ -121,7 +121,7 @@ extension Future {
         if seen, let result { return result }
         let resumer = AwaitingTask()
         // The callback captures only `resumer`, which is then its closure context: no allocation.
-        let cancellable = CancellableCallback<Value>(.result { _ in resumer.resume() }, of: self)
+        let cancellable = CancellableCallback<Value>(.result { _ in resumer.resume() })
         await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 // Written before the callback is stored under the future's lock; whoever runs it
@@ -130,11 +130,11 @@ extension Future {
                 // Cancelled before the handler was installed, or before the callback was stored:
                 // the handler found nothing to remove, so remove it here (of two calls, one wins).
                 if add(target: .synchronous, callback: .cancellable(cancellable)), Task.isCancelled {
-                    cancellable.cancel()
+                    cancellable.cancel(removingFrom: self)
                 }
             }
         } onCancel: {
-            cancellable.cancel()
+            cancellable.cancel(removingFrom: self)
         }
         // Resumed by completion, or by the cancellation (and then the future may still have won the race).
         if let result { return result }

@@ -115,16 +115,25 @@ enum FutureDepth {
     }
 
     /// Builds `depth` stages on a future that never completes, each with a token that is never
-    /// cancelled, then releases the chain and the token.
+    /// cancelled, then releases the chain and the request: once the token can no longer fire,
+    /// nothing can observe the chain, and all of it is released.
     static func releasesWithToken(_ stage: FutureStage) {
         let depth = AttackSize.depth
+        let counter = ReleaseCounter()
         onSmallStack {
             let request = CancellationRequest()
             var tail = Future<Int>(on: DroppingContext()) { 0 }
+            let probe = counter.make()
+            tail = tail.map(on: .synchronous, cancellationToken: request.token) {
+                probe.touch()
+                return $0
+            }
             for _ in 0..<depth { tail = stage.apply(to: tail, token: request.token) }
             _ = consume tail
+            _ = consume probe
             _ = consume request
         }
+        guard counter.released == 1 else { fatalError("\(stage): the chain was not released") }
     }
 }
 
@@ -157,6 +166,34 @@ enum StreamDepth {
             for _ in 0..<depth { tail = tail.map(on: .synchronous) { $0 + 1 } }
             let finished = Shared(false)
             tail.onFinish(on: .synchronous) { finished.value = true }
+            promise = nil
+            guard finished.value else { fatalError("stream: the chain did not finish") }
+        }
+    }
+
+    /// Publishes through `depth` streams, each the inner stream of a `Future.flatMap(capacity:)`
+    /// (or `recoverWith(capacity:)`) made of the one before, then ends the chain by dropping its
+    /// promise.
+    static func publishesThroughFutureFlatMaps() {
+        struct Failure: Error {}
+        let depth = AttackSize.depth
+        onSmallStack {
+            var promise: StreamPromise<Int>? = StreamPromise<Int>(capacity: 0)
+            var tail = promise!.stream
+            for index in 0..<depth {
+                let inner = tail
+                tail =
+                    index.isMultiple(of: 2)
+                    ? Future(value: 0).flatMap(capacity: 0, on: .synchronous) { _ in inner }
+                    : Future<Int>(error: Failure()).recoverWith(capacity: 0, on: .synchronous) { _ in inner }
+            }
+            let seen = Shared<[Int]>([])
+            let finished = Shared(false)
+            tail.onSuccess(on: .synchronous) { value in seen.withLock { $0.append(value) } }
+            tail.onFinish(on: .synchronous) { finished.value = true }
+            promise!.fulfill(0)
+            promise!.fulfill(1)
+            guard seen.value == [0, 1] else { fatalError("stream: saw \(seen.value)") }
             promise = nil
             guard finished.value else { fatalError("stream: the chain did not finish") }
         }
@@ -266,7 +303,10 @@ extension Attacks {
             )
         }
 
-        @Test(.disabled(if: AttackSize.isAddressSanitized, "its child fails LeakSanitizer's check at exit under make asan"))
+        // Its child still fails LeakSanitizer's check at exit. The suspected cause, from the code:
+        // its `zip` stages, like the next test's, keep their pending input in the continuation they
+        // share (Guarantees.md, "Known limits").
+        @Test(.disabled(if: AttackSize.isAddressSanitized, "its child fails LeakSanitizer's check at exit"))
         func `a future chain of every combinator on a future that never completes is released`() async {
             report(
                 await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
@@ -275,7 +315,8 @@ extension Attacks {
             )
         }
 
-        @Test(.disabled(if: AttackSize.isAddressSanitized, "its child fails LeakSanitizer's check at exit under make asan"))
+        // As the test above: its child fails LeakSanitizer's check at exit, `zip` stages suspected.
+        @Test(.disabled(if: AttackSize.isAddressSanitized, "its child fails LeakSanitizer's check at exit"))
         func `a future chain with a live token on a future that never completes is released`() async {
             report(
                 await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
@@ -288,6 +329,14 @@ extension Attacks {
             report(
                 await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
                     StreamDepth.publishesAndFinishes()
+                }
+            )
+        }
+
+        @Test func `values publish through a chain of future flatMaps to streams, and its end`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    StreamDepth.publishesThroughFutureFlatMaps()
                 }
             )
         }

@@ -61,6 +61,31 @@ enum Lifetimes {
     }
 }
 
+extension Lifetimes {
+    /// Makes `loop` chains of two `map`s on futures that never complete (a wrapped callback API
+    /// that dropped its callback), each with the token of a request of its own, and drops each
+    /// request uncancelled; prints the resident set before and after, and fails when a chain or
+    /// its closure was kept.
+    static func chainsWithDroppedRequests() {
+        let counter = ReleaseCounter()
+        let before = residentBytes() ?? 0
+        for _ in 0..<loop {
+            let probe = counter.make()
+            let payload = [UInt8](repeating: 0, count: 64)  // a capture of some size, as a request's
+            let request = CancellationRequest()
+            _ = Future<Int>(on: DroppingContext()) { 0 }
+                .map(on: .synchronous, cancellationToken: request.token) { value in
+                    probe.touch()
+                    return value + payload.count
+                }
+                .map(on: .synchronous, cancellationToken: request.token) { $0 + 1 }
+        }
+        let after = residentBytes() ?? 0
+        print("chains with dropped requests: \(loop), resident set \(before / 1024) KB -> \(after / 1024) KB")
+        guard counter.released == loop else { fatalError("\(loop - counter.released) chains were kept") }
+    }
+}
+
 extension Attacks {
     @Suite(.serialized, .timeLimit(.minutes(5)))
     struct LifetimeAttacks {
@@ -155,6 +180,17 @@ extension Attacks {
                 observing: [\.standardOutputContent, \.standardErrorContent]
             ) {
                 Lifetimes.droppedStreamMaps()
+            }
+            if let result { print(String(decoding: result.standardOutputContent, as: UTF8.self)) }
+            report(result)
+        }
+
+        @Test func `chains with a token on futures that never complete go with their dropped requests`() async {
+            let result = await #expect(
+                processExitsWith: .success,
+                observing: [\.standardOutputContent, \.standardErrorContent]
+            ) {
+                Lifetimes.chainsWithDroppedRequests()
             }
             if let result { print(String(decoding: result.standardOutputContent, as: UTF8.self)) }
             report(result)

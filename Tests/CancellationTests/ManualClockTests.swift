@@ -185,6 +185,27 @@ struct ManualClockTests {
         #expect(clock.pendingTimerCount == 0)
     }
 
+    @Test func `a clock that nobody holds is released with the timers it can no longer fire`() {
+        let counter = DeinitCounter()
+        var probe: WeakProbe<ManualClock>?
+        var request: CancellationRequest?
+        do {
+            let clock = ManualClock()
+            probe = WeakProbe(clock)
+            let tracked = counter.make()
+            _ = clock.makeTimer(after: .seconds(60)) { tracked.touch() }
+            request = CancellationRequest(cancelAfter: .seconds(Int64.max), clock: clock)
+            clock.advance(by: .seconds(1))
+        }
+        // The request holds its clock: still there, its timer pending.
+        #expect(request?.isCancellationRequested == false)
+        #expect(probe?.isAlive == true)
+        #expect(counter.deallocated == 0)
+        request = nil
+        #expect(probe?.isAlive == false)  // a timer's hold on its clock kept it for good
+        #expect(counter.deallocated == 1)
+    }
+
     @Test func `a hundred thousand timers advanced in one call fire once each, in deadline order`() async {
         // Seconds of work in a debug build: on a dedicated thread, not the cooperative pool the
         // other tests need (run on it, it held one of its two threads at the start of `make test`).

@@ -113,6 +113,66 @@ import Testing
         #expect(counter.deallocated == 1)
     }
 
+    /// A context that drops every job: a future whose work was given to it never completes, and
+    /// nothing but its continuations and its holders can reach it.
+    struct DroppingContext: ExecutionContext {
+        func execute(_ work: @escaping @Sendable () -> Void) {}
+    }
+
+    // Not `fold`: `sequence()`, under it, holds its inputs in its shared continuation, so a pending
+    // input that nothing else holds keeps itself (Guarantees.md, "Known limits").
+    @Test(arguments: Combinator.allCases.filter { $0 != .fold })
+    func `a chain with a token on a future that never completes is kept while the token can fire, then released`(
+        combinator: Combinator
+    ) {
+        let counter = DeinitCounter()
+        let count = Scale.tenThousand
+        var requests: [CancellationRequest] = []
+        for _ in 0..<count {
+            let request = CancellationRequest()
+            let source = Future<Int>(on: DroppingContext()) { 0 }
+            _ = combinator.apply(source, token: request.token, capturing: counter.make())
+            requests.append(request)
+        }
+        // The token can still fail each derived future: nothing is released yet.
+        #expect(counter.deallocated == 0)
+        requests.removeAll()  // uncancelled: no token can fire any more, so nothing can observe the chains
+        #expect(counter.deallocated == count)
+    }
+
+    @Test func `continuations with a token on a future that never completes run on cancel, or go with their request`() {
+        let counter = DeinitCounter()
+        let calls = Counter()
+        func observe(token: CancellationToken) {
+            let source = Future<Int>(on: DroppingContext()) { 0 }
+            let tracked = (counter.make(), counter.make(), counter.make())
+            source.onComplete(on: .synchronous, cancellationToken: token) { _ in
+                tracked.0.touch()
+                calls.increment()
+            }
+            source.onFailure(on: .synchronous, cancellationToken: token) { _ in
+                tracked.1.touch()
+                calls.increment()
+            }
+            source.onSuccess(on: .synchronous, cancellationToken: token) { _ in
+                tracked.2.touch()
+                calls.increment()
+            }
+        }
+        let cancelled = CancellationRequest()
+        observe(token: cancelled.token)
+        #expect(counter.deallocated == 0)  // the token keeps them: its cancellation reaches them
+        cancelled.cancel()
+        #expect(calls.value == 2)  // onComplete and onFailure, with CancellationError
+        #expect(counter.deallocated == 3)
+        var dropped: CancellationRequest? = CancellationRequest()
+        observe(token: dropped!.token)
+        #expect(counter.deallocated == 3)
+        dropped = nil
+        #expect(calls.value == 2)  // released without running
+        #expect(counter.deallocated == 6)
+    }
+
     @Test func `continuations are released when their promise is dropped unresolved`() {
         let counter = DeinitCounter()
         let calls = Counter()

@@ -58,12 +58,14 @@ enum Callback<Value: Sendable>: Sendable {
 /// A callback that a token can remove before the future completes, with the one registration
 /// on that token.
 ///
-/// The token's handler holds the box (and nothing else, so the box is the handler's context) and
-/// finds the continuation by the box's identity. The registration lives until the callback has
-/// run (``Callback/invoke(with:)`` gives it up) or the token fires. The box holds the future
-/// strongly, as the handler did: a token cancelled later still reaches the callback. The cycle
-/// future → continuation → box → future ends when the continuation leaves the future
-/// (completion, or the token's removal).
+/// The future keeps the box in its continuation; the token's handler holds the future and the box
+/// and finds the continuation by the box's identity. The box holds no future: the handler's
+/// hold is what keeps a pending future that nobody else holds (and so its chain) alive while the
+/// token can still fire, and no longer. Released without running (the token's request was
+/// deallocated uncancelled, with no timer or link left to cancel it), the handler lets go of the
+/// future, which is then released with its continuations, the box among them: no cycle
+/// future → continuation → box → future outlives what can observe it. The registration lives
+/// until the callback has run (``Callback/invoke(with:)`` gives it up) or the token fires.
 ///
 /// Two owners use it:
 /// - a continuation (`onComplete`, `onSuccess`, `onFailure`): removed by the token, it is called
@@ -73,12 +75,11 @@ enum Callback<Value: Sendable>: Sendable {
 ///   thread, and the removed callback is released without running anything on its context.
 @usableFromInline
 final class CancellableCallback<Value: Sendable>: @unchecked Sendable {
-    // Sendable: `callback`, `future` and `failDerived` are constants. `registration` is written
-    // once, by the registering thread before it stores the continuation under the future's lock,
-    // and read only by whoever runs the callback, which got it from the state under that lock (or
-    // on the registering thread itself). `slot` is read and written only under the future's lock.
+    // Sendable: `callback` and `failDerived` are constants. `registration` is written once, by
+    // the registering thread before it stores the continuation under the future's lock, and read
+    // only by whoever runs the callback, which got it from the state under that lock (or on the
+    // registering thread itself). `slot` is read and written only under the future's lock.
     @usableFromInline let callback: Callback<Value>
-    @usableFromInline let future: Future<Value>
     /// For a combinator: fails its derived future with `CancellationError`. Nil for a continuation.
     @usableFromInline let failDerived: (@Sendable () -> Void)?
     @usableFromInline var registration: CancellationRegistration?
@@ -88,17 +89,17 @@ final class CancellableCallback<Value: Sendable>: @unchecked Sendable {
     @usableFromInline var slot = 0
 
     @inlinable
-    init(_ callback: Callback<Value>, of future: Future<Value>, failDerived: (@Sendable () -> Void)? = nil) {
+    init(_ callback: Callback<Value>, failDerived: (@Sendable () -> Void)? = nil) {
         self.callback = callback
-        self.future = future
         self.failDerived = failDerived
     }
 
     /// The token's handler (and the registering thread's check after storing the continuation):
-    /// fails the derived future, or removes the continuation, which then gets `CancellationError`.
-    /// Removal happens under the future's lock, so of two callers exactly one removes it.
+    /// fails the derived future, or removes the continuation from `future`, which then gets
+    /// `CancellationError`. Removal happens under the future's lock, so of two callers exactly one
+    /// removes it.
     @inlinable
-    func cancel() {
+    func cancel(removingFrom future: Future<Value>) {
         failDerived?()
         guard let removed = future.withState({ $0.remove(self) }) else { return }
         if failDerived == nil { future.cancelled(removed) }

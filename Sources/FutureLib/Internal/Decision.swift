@@ -35,16 +35,27 @@ struct Decision: Sendable {
 
 /// A continuation that a ``Decision`` removes from its future.
 @usableFromInline
-protocol RemovableContinuation: AnyObject, Sendable {
+protocol RemovableContinuation: Sendable {
     /// Removes the continuation without calling it; a no-op once it ran.
     func remove()
 }
 
-extension CancellableCallback: RemovableContinuation {
+/// A continuation stored on a pending input of a ``Decision``, with that input.
+@usableFromInline
+struct WaitingContinuation<Value: Sendable>: RemovableContinuation {
+    @usableFromInline let future: Future<Value>
+    @usableFromInline let cancellable: CancellableCallback<Value>
+
+    @inlinable
+    init(on future: Future<Value>, _ cancellable: CancellableCallback<Value>) {
+        self.future = future
+        self.cancellable = cancellable
+    }
+
     @inlinable
     func remove() {
         guard !future.isCompleted else { return }  // it has run, or runs now: nothing to remove
-        cancel()
+        cancellable.cancel(removingFrom: future)
     }
 }
 
@@ -58,7 +69,9 @@ extension Future {
             return
         }
         // `failDerived` is a no-op: removed, the callback is not called (the result is decided).
-        let cancellable = CancellableCallback(callback, of: self, failDerived: {})
-        if add(target: .synchronous, callback: .cancellable(cancellable)) { decision.waiting.append(cancellable) }
+        let cancellable = CancellableCallback(callback, failDerived: {})
+        if add(target: .synchronous, callback: .cancellable(cancellable)) {
+            decision.waiting.append(WaitingContinuation(on: self, cancellable))
+        }
     }
 }

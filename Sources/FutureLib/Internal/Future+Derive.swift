@@ -72,7 +72,7 @@ extension Future {
             add(target: target, callback: callback)
             return derived
         }
-        let cancellable = CancellableCallback(callback, of: self) {
+        let cancellable = CancellableCallback(callback) {
             derived.complete(with: .failure(CancellationError()))
         }
         register(cancellable, target: target, cancellationToken: cancellationToken)
@@ -114,7 +114,7 @@ extension Future {
             add(target: target, callback: callback)
             return
         }
-        register(CancellableCallback(callback, of: self), target: target, cancellationToken: cancellationToken)
+        register(CancellableCallback(callback), target: target, cancellationToken: cancellationToken)
     }
 
     // MARK: - The state machine's events
@@ -129,10 +129,12 @@ extension Future {
         target: ContinuationTarget,
         cancellationToken: CancellationToken
     ) {
-        // The handler captures only the box, which is then its closure context: no second allocation.
-        cancellable.registration = cancellationToken.onCancel { cancellable.cancel() }
+        // The handler holds this future, not the box: a pending future that nobody else holds is
+        // kept while the token can fire, and released with its chain once the handler is released
+        // unrun (see ``CancellableCallback``).
+        cancellable.registration = cancellationToken.onCancel { [self] in cancellable.cancel(removingFrom: self) }
         add(target: target, callback: .cancellable(cancellable))
-        if cancellationToken.isCancellationRequested { cancellable.cancel() }
+        if cancellationToken.isCancellationRequested { cancellable.cancel(removingFrom: self) }
     }
 
     /// Stores a continuation, or dispatches it when the future is complete; true if stored.

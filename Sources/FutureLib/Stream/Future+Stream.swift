@@ -151,7 +151,9 @@ extension Future {
                     derived.finish()
                     return
                 }
-                inner.subscribe(on: .synchronous, cancellationToken: cancellationToken) { event in
+                // Feeds a stream: drained through the trampoline, so that a chain of streams each
+                // the inner stream of the next `flatMap(capacity:)` delivers in constant stack.
+                inner.subscribe(on: .synchronous, cancellationToken: cancellationToken, feedsStream: true) { event in
                     switch event {
                     case .result(let result): derived.publish(result)
                     case .finished: derived.finish()

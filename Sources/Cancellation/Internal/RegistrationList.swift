@@ -226,11 +226,14 @@ private final class SlotBuffer: ManagedBuffer<SlotBuffer.Header, RegistrationLis
         withUnsafeMutablePointerToElements { $0 }
     }
 
-    var slotCapacity: Int { header.capacity }
+    // The header is read and written through its pointer, never through `header`: a class's stored
+    // property costs a dynamic exclusivity check per access (guarded by callgrind
+    // `cancellation-register` and `cancellation-cancel`).
+    var slotCapacity: Int { withUnsafeMutablePointerToHeader { $0.pointee.capacity } }
 
     var used: Int {
-        get { header.used }
-        set { header.used = newValue }
+        get { withUnsafeMutablePointerToHeader { $0.pointee.used } }
+        set { withUnsafeMutablePointerToHeader { $0.pointee.used = newValue } }
     }
 
     deinit {

@@ -270,6 +270,8 @@ CALLGRIND_SINGLES = [
     ("11", "`onCancel` + `unregister()` on one token, 1 thread (the uncontended path)", "cancellation-register",
      "register + unregister", 50_000),
     ("6", "`cancel()` of a request with 10 handlers", "cancellation-cancel", "request", 10_000),
+    ("15", "a client request and a request linked to it and a long-lived token, one handler, the client cancelled",
+     "cancellation-linked", "request", 10_000),
     ("8", "a continuation's token cancelled, 10³ continuations pending on one future (and a new one registered)",
      "futurelib-cancel-pending-1000", "cancel", 1_000),
     ("8", "the same, 10⁴ pending", "futurelib-cancel-pending-10000", "cancel", 1_000),

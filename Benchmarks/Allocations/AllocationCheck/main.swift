@@ -43,6 +43,9 @@ struct Scenario {
     var run: (Int) async throws -> Void
 }
 
+/// The long-lived source of `linked-request` (a server's shutdown token): it outlives every request linked to it.
+let longLived = CancellationRequest()
+
 let scenarios: [Scenario] = [
     Scenario(
         key: "promise-continuation-fulfil",
@@ -104,6 +107,30 @@ let scenarios: [Scenario] = [
             let token = request.token
             for _ in 0..<10 { token.onCancel { sink(0) } }
             request.cancel()
+        }
+    },
+    Scenario(
+        key: "linked-request",
+        description: "a client request and a request linked to it and a long-lived token, released (per request)",
+        operations: 10_000,
+        tolerance: 0.05
+    ) { count in
+        for _ in 0..<count {
+            let client = CancellationRequest()
+            let request = CancellationRequest(linkedTo: [longLived.token, client.token])
+            if request.isCancellationRequested { sink(-1) }
+        }
+    },
+    Scenario(
+        key: "request-deadline",
+        description: "a request with a deadline (cancel(after:) on the system clock), released before it (per request)",
+        operations: 10_000,
+        tolerance: 0.05
+    ) { count in
+        for _ in 0..<count {
+            let request = CancellationRequest()
+            request.cancel(after: .seconds(3_600))
+            if request.isCancellationRequested { sink(-1) }
         }
     },
     Scenario(

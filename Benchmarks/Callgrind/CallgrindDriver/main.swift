@@ -19,6 +19,9 @@
 //                                          stripes only from contention, which valgrind, running one thread at a
 //                                          time, does not produce here: this measures the unstriped path too)
 //   cancellation-cancel                 6. a request with 10 handlers, cancelled (LIFO run of the handlers)
+//   cancellation-linked                 15. (its cancellation part) a client request and a request linked to it and
+//                                          a long-lived token, with a handler, then the client cancelled (the
+//                                          linked request fires and leaves the long-lived token)
 //   futurelib-cancel-pending-<N>        8. N continuations pending on one promise, each with its own token; one
 //                                          operation cancels a random one's token (removing it from the future)
 //                                          and registers a replacement, so that N stay pending
@@ -173,6 +176,18 @@ func cancellationCancel(_ count: Int) {
         let token = request.token
         for _ in 0..<10 { token.onCancel { sink(0) } }
         request.cancel()
+    }
+}
+
+/// The long-lived source of `cancellation-linked` (a server's shutdown token).
+let shutdown = CancellationRequest()
+
+func cancellationLinked(_ count: Int) {
+    for _ in 0..<count {
+        let client = CancellationRequest()
+        let request = CancellationRequest(linkedTo: [shutdown.token, client.token])
+        request.token.onCancel { sink(0) }
+        client.cancel()
     }
 }
 
@@ -387,6 +402,7 @@ case "nio-pending": try nioPending(count)
 case "cancellation-register": cancellationRegister(count)
 case "cancellation-register-striped": cancellationRegisterStriped(count)
 case "cancellation-cancel": cancellationCancel(count)
+case "cancellation-linked": cancellationLinked(count)
 case "scaling-cancel-pending": scalingCancelPending(count, on: PendingFuture.self, "a continuation")
 case "scaling-stream-unsubscribe": scalingCancelPending(count, on: OpenStream.self, "a stream subscriber")
 case let scenario where scenario.hasPrefix("futurelib-cancel-pending-"):

@@ -404,11 +404,11 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     func link(to sources: [CancellationToken]) {
         guard sources.contains(where: \.canBeCancelled) else { return }
         let link = Link(self)
-        var links: [CancellationRegistration] = []
-        links.reserveCapacity(sources.count)
+        var links = SourceLinks()
         for source in sources where source.canBeCancelled {
             if isCancellationRequested { break }
-            links.append(Self.onCancel(of: source) { link.fire(reason: $0) })
+            guard let core = source.core else { continue }
+            links.append(link.register(on: core, index: links.count))
         }
         install(links: links)
         // Our reference to `link` ends here: if no source stored it, it reports `linkReleased()` now.
@@ -416,15 +416,13 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
 
     /// Keeps `links`, this request's handlers on its sources, to remove them when it is cancelled
     /// or released; removes them at once when it was cancelled meanwhile (by an already cancelled source).
-    private func install(links: [CancellationRegistration]) {
+    private func install(links: SourceLinks) {
         let (removed, unpinned) = state.withLock { state in
-            let removed = state.install(links: links)
+            let removed = state.install(links: links, of: self)
             return (removed, state.hasAttachments ? pinStripes() : [])
         }
         withExtendedLifetime(unpinned) {}  // released here, outside the lock
-        if let removed {
-            for link in removed { link.unregister() }
-        }
+        removed?.unregisterAll()
     }
 
     /// Links this request to `sources` so that it is cancelled once every one of them is, with the
@@ -437,27 +435,15 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     func link(toAll sources: [CancellationToken]) {
         guard !sources.isEmpty, sources.allSatisfy(\.canBeCancelled) else { return }
         let link = AllOfLink(self, count: sources.count)
-        var links: [CancellationRegistration] = []
-        links.reserveCapacity(sources.count)
+        var links = SourceLinks()
         for source in sources {
             if isCancellationRequested { break }
-            let arrival = AllOfArrival(link)
-            links.append(Self.onCancel(of: source) { arrival.arrive(reason: $0) })
+            guard let core = source.core else { continue }
+            let arrival = AllOfArrival(link, source: core)
+            // The closure captures the arrival alone, which then serves as its context: no allocation.
+            links.append(core.register { arrival.arrive() })
         }
         install(links: links)
-    }
-
-    /// Registers `handler` on `source`, which is given the source's reason (nil: `CancellationError()`).
-    ///
-    /// The handler reaches the source's core unowned: it runs only inside that core's `cancel` or
-    /// `register` (a token of it is cancelled already), while the core is alive, and a strong
-    /// reference would keep the core alive through its own handler list.
-    private static func onCancel(
-        of source: CancellationToken,
-        _ handler: @escaping @Sendable ((any Error)?) -> Void
-    ) -> CancellationRegistration {
-        guard let core = source.core else { return .inert }
-        return core.register { [unowned(unsafe) core] in handler(core.storedReason) }
     }
 
     /// The request has a timer or links now, which can cancel it after the request object is gone,
@@ -477,15 +463,17 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     /// request cancellable while something can observe it, never alive. Cancelling, abandoning
     /// or deallocating the core stops and releases the timer.
     func arm(after delay: Duration, on clock: (any TimerClock)?) {
-        switch state.withLock({ $0.armTimer(on: clock) }) {
+        switch state.withLock({ $0.armTimer(on: clock, of: self) }) {
         case .none:
             return
         case .reschedule(let timer):
             timer.reschedule(after: delay)
-        case .create(let clock):
-            let timer = clock.makeTimer(after: delay) { [weak self] in self?.cancel(reason: DeadlineExceededError()) }
+        case .create(let clock, let attachments):
+            // The closure captures the attachments alone, which then serve as its context: no
+            // allocation (guarded by AllocationCheck `request-deadline`). They reach this core weakly.
+            let timer = clock.makeTimer(after: delay) { attachments.fireDeadline() }
             let (stale, unpinned) = state.withLock { state in
-                let stale = state.install(timer, on: clock)
+                let stale = state.install(timer, on: clock, of: self)
                 return (stale, state.hasAttachments ? pinStripes() : [])
             }
             withExtendedLifetime(unpinned) {}  // released here, outside the lock
@@ -545,11 +533,39 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
 /// One link is shared by every source of a request. When the last source lets go of it without
 /// having cancelled the request (each source was deallocated uncancelled), the request is told
 /// that no source can cancel it any more.
-private final class Link: Sendable {
+///
+/// The link keeps its first two sources' cores itself, so that the handler it stores on each of
+/// them captures the link alone, which then serves as the closure's context: linking to one or two
+/// sources allocates no closure context (guarded by AllocationCheck `linked-request`). Further
+/// sources get a handler that captures its source as well.
+private final class Link: @unchecked Sendable {
+    // Sendable: `core` is a weak constant; `first` and `second` are written once each, by the
+    // linking thread, before the registration that stores the handler reading them (the source's
+    // lock orders the write before any run of that handler), and are read only by that handler.
     private weak let core: CancellationCore?
+    /// The first two sources, unowned: each is read only by the handler stored on that source,
+    /// which runs only inside that source's `cancel` or `register`, while its core is alive (a
+    /// strong reference would keep the core alive through its own handler list).
+    private unowned(unsafe) var first: CancellationCore?
+    private unowned(unsafe) var second: CancellationCore?
 
     init(_ core: CancellationCore) {
         self.core = core
+    }
+
+    /// Stores this link's handler on `source`, the link's source number `index`: the handler
+    /// cancels the request with the source's reason (nil: `CancellationError()`).
+    func register(on source: CancellationCore, index: Int) -> CancellationRegistration {
+        switch index {
+        case 0:
+            first = source
+            return source.register { [self] in fire(reason: first.unsafelyUnwrapped.storedReason) }
+        case 1:
+            second = source
+            return source.register { [self] in fire(reason: second.unsafelyUnwrapped.storedReason) }
+        default:
+            return source.register { [self, unowned(unsafe) source] in fire(reason: source.storedReason) }
+        }
     }
 
     /// Cancels the request, through the ``Trampoline``: a request linked to a request linked to…
@@ -558,7 +574,7 @@ private final class Link: Sendable {
     /// The queued work holds this link until the request is cancelled: released before (its source
     /// lets go of it once the handler returned), it would tell a request that nothing else keeps
     /// cancellable that no source can cancel it, and the request would be abandoned unfired.
-    func fire(reason: (any Error)?) {
+    private func fire(reason: (any Error)?) {
         guard let core else { return }
         Trampoline.run { [self] in
             core.cancel(reason: reason)
@@ -601,15 +617,21 @@ private final class AllOfLink: Sendable {
 /// links), it tells the link that the set can never be complete.
 private final class AllOfArrival: Sendable {
     private let link: AllOfLink
+    /// The source, unowned: read only by the handler stored on it, which runs only inside that
+    /// source's `cancel` or `register`, while its core is alive (a strong reference would keep the
+    /// core alive through its own handler list).
+    private unowned(unsafe) let source: CancellationCore
     private let arrived = Atomic<Bool>(false)
 
-    init(_ link: AllOfLink) {
+    init(_ link: AllOfLink, source: CancellationCore) {
         self.link = link
+        self.source = source
     }
 
-    func arrive(reason: (any Error)?) {
+    /// The source was cancelled: arrives with its reason (nil: `CancellationError()`).
+    func arrive() {
         arrived.store(true, ordering: .relaxed)  // read by `deinit`, after the handler's release
-        link.arrive(reason: reason)
+        link.arrive(reason: source.storedReason)
     }
 
     deinit {

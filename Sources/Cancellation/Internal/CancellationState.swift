@@ -308,17 +308,18 @@ struct CancellationState {
 
     /// Stores the handlers of a linked request on its sources, one of which holds the link now.
     /// Returns them when the request was cancelled meanwhile: the caller removes them.
-    mutating func install(links: [CancellationRegistration]) -> [CancellationRegistration]? {
+    mutating func install(links: SourceLinks, of core: CancellationCore) -> SourceLinks? {
         guard case .active = phase else { return links }
-        let attachments = attach()
+        let attachments = attach(core)
         attachments.links = links
         attachments.isLinked = true
         return nil
     }
 
-    private mutating func attach() -> Attachments {
+    /// The attachments of `core` (whose state this is), made on first use.
+    private mutating func attach(_ core: CancellationCore) -> Attachments {
         if let attachments { return attachments }
-        let new = Attachments()
+        let new = Attachments(core: core)
         attachments = new
         return new
     }
@@ -326,8 +327,9 @@ struct CancellationState {
     // MARK: - Timer
 
     enum ArmAction {
-        /// Make a timer on this clock, outside the lock, then ``install(_:on:)`` it.
-        case create(any TimerClock)
+        /// Make a timer on this clock, outside the lock, that fires these attachments'
+        /// ``Attachments/fireDeadline()``, then ``install(_:on:)`` it.
+        case create(any TimerClock, Attachments)
         /// Move this existing timer, outside the lock.
         case reschedule(any ClockTimer)
         /// Cancelled or abandoned: a timer has nothing left to do.
@@ -339,20 +341,25 @@ struct CancellationState {
     /// The clock's methods are called outside the lock (a clock may be user code); concurrent
     /// calls still take effect one after the other: each reschedule or installation is atomic,
     /// and a timer cancelled meanwhile ignores a late reschedule.
-    mutating func armTimer(on clock: (any TimerClock)?) -> ArmAction {
+    mutating func armTimer(on clock: (any TimerClock)?, of core: CancellationCore) -> ArmAction {
         guard case .active = phase else { return .none }
-        if let attachments, let timer = attachments.timer, let current = attachments.clock {
-            if let clock, !isSameClock(clock, current) { return .create(clock) }
+        let attachments = attach(core)
+        if let timer = attachments.timer, let current = attachments.clock {
+            if let clock, !isSameClock(clock, current) { return .create(clock, attachments) }
             return .reschedule(timer)
         }
-        return .create(clock ?? SystemClock())
+        return .create(clock ?? SystemClock(), attachments)
     }
 
     /// Stores `timer`, made on `clock`; returns the timer to stop: the one it replaces, or
     /// `timer` itself when the request was cancelled or abandoned meanwhile.
-    mutating func install(_ timer: any ClockTimer, on clock: any TimerClock) -> (any ClockTimer)? {
+    mutating func install(
+        _ timer: any ClockTimer,
+        on clock: any TimerClock,
+        of core: CancellationCore
+    ) -> (any ClockTimer)? {
         guard case .active = phase else { return timer }
-        let attachments = attach()
+        let attachments = attach(core)
         defer {
             attachments.timer = timer
             attachments.clock = clock
@@ -368,27 +375,74 @@ struct CancellationState {
 /// then only the thread carrying out that action uses it.
 final class Attachments: @unchecked Sendable {
     // Sendable: confined as said above; the lock hands it over (release/acquire) to that thread.
+    // The exception is `core`, a weak constant, which the timer's thread reads in `fireDeadline()`.
+
+    /// The request's core, weakly: the timer's closure holds these attachments, and a pending
+    /// timer keeps the request cancellable while something can observe it, never alive.
+    private weak let core: CancellationCore?
 
     /// The pending `cancel(after:)` timer, if any.
     var timer: (any ClockTimer)?
     /// The clock of `timer`, kept for the `cancel(after:)` calls that name none.
     var clock: (any TimerClock)?
     /// This request's handlers on its sources (`init(linkedTo:)`), if any.
-    var links: [CancellationRegistration]?
+    var links = SourceLinks()
     /// Whether a source still holds this request's link, and so can still cancel it.
     var isLinked = false
     /// Whether the `CancellationRequest` object is gone: only a pending timer or a source link
     /// (reaching the core weakly, while a token or registration keeps it) can cancel it now.
     var isRequestReleased = false
 
+    init(core: CancellationCore) {
+        self.core = core
+    }
+
     /// Whether a pending timer or a source can still cancel the request.
     var canCancel: Bool { timer != nil || isLinked }
 
-    /// Stops the timer and removes the links, outside the request's lock.
+    /// What the timer runs when it fires: cancels the request, if its core is still alive, with
+    /// ``DeadlineExceededError`` as the reason.
+    func fireDeadline() {
+        core?.cancel(reason: DeadlineExceededError())
+    }
+
+    /// Stops the timer and removes the links, outside the request's lock, once they were taken out
+    /// of the state. Lets go of both: the timer's closure holds these attachments, and a clock
+    /// that keeps a cancelled timer's closure must not keep the timer and the links with it.
     func detach() {
         timer?.cancel()
-        if let links {
-            for link in links { link.unregister() }
+        links.unregisterAll()
+        timer = nil
+        clock = nil
+        links = SourceLinks()
+    }
+}
+
+/// A linked request's handlers on its sources, to remove when it is cancelled or released: the
+/// first two inline, any others in an array, so that a request linked to one or two sources (a
+/// caller's token and a shutdown token) allocates nothing to keep them.
+struct SourceLinks {
+    private var first = CancellationRegistration.inert
+    private var second = CancellationRegistration.inert
+    private var others: [CancellationRegistration] = []
+    /// How many were appended, inert ones included.
+    private(set) var count = 0
+
+    mutating func append(_ link: CancellationRegistration) {
+        switch count {
+        case 0: first = link
+        case 1: second = link
+        default: others.append(link)
         }
+        count += 1
+    }
+
+    /// Removes every handler, in the order they were appended; outside any lock (a removed
+    /// handler's release may run user `deinit`s).
+    func unregisterAll() {
+        guard count > 0 else { return }
+        first.unregister()
+        second.unregister()
+        for link in others { link.unregister() }
     }
 }

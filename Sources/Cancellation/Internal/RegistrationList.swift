@@ -79,8 +79,8 @@ struct RegistrationList {
             slots[Int(index)].previous = newest
             slots[Int(index)].next = Self.nil32
         } else {
-            if buffer == nil || buffer.unsafelyUnwrapped.used == buffer.unsafelyUnwrapped.capacity {
-                buffer = SlotBuffer(movingFrom: buffer)
+            if buffer == nil || buffer.unsafelyUnwrapped.used == buffer.unsafelyUnwrapped.slotCapacity {
+                buffer = SlotBuffer.make(movingFrom: buffer)
             }
             let used = buffer.unsafelyUnwrapped.used
             precondition(used < Self.maximumCount, "too many cancellation handlers registered on one token")
@@ -188,31 +188,55 @@ struct RegistrationList {
     }
 }
 
-/// The slab of a ``RegistrationList``: `capacity` slots, of which the first `used` are initialized.
+/// The slab of a ``RegistrationList``: `slotCapacity` slots, of which the first `used` are initialized.
 ///
-/// A class so that the list's storage is a pointer it owns outright, with none of `Array`'s
-/// copy-on-write checks; only one list ever holds a buffer. Releasing the buffer destroys the
-/// slots, and with them any handler still stored: the owner drops a list only outside its lock.
-private final class SlotBuffer: @unchecked Sendable {
-    // Sendable: the buffer belongs to one list, which lives in a request's locked state and is
-    // only read or written with the lock held, or moved out (by `abandon()`) and then dropped.
-    let slots: UnsafeMutablePointer<RegistrationList.Slot>
-    let capacity: Int
-    var used = 0
+/// The slots are allocated in the object itself (a `ManagedBuffer`), so a list's first handler
+/// costs one allocation, not two (guarded by AllocationCheck `linked-request`). A class so that
+/// the list's storage is a pointer it owns outright, with none of `Array`'s copy-on-write checks;
+/// only one list ever holds a buffer. Releasing the buffer destroys the slots, and with them any
+/// handler still stored: the owner drops a list only outside its lock.
+private final class SlotBuffer: ManagedBuffer<SlotBuffer.Header, RegistrationList.Slot> {
+    // Not Sendable (no `ManagedBuffer` is), and needs not be: the buffer belongs to one list, which
+    // lives in a request's locked state and is only read or written with the lock held, or moved
+    // out (by `abandon()`) and then dropped.
+
+    struct Header {
+        /// The slots asked for (`ManagedBuffer.capacity` may be more, and costs a call to read).
+        var capacity: Int
+        var used: Int
+    }
 
     /// A buffer with twice the room of `old` (at least 4 slots), holding its slots: moved, not copied.
-    init(movingFrom old: SlotBuffer?) {
-        capacity = max(4, (old?.capacity ?? 0) * 2)
-        slots = .allocate(capacity: capacity)
+    static func make(movingFrom old: SlotBuffer?) -> SlotBuffer {
+        let capacity = max(4, (old?.slotCapacity ?? 0) * 2)
+        let buffer = unsafeDowncast(
+            create(minimumCapacity: capacity) { _ in Header(capacity: capacity, used: 0) },
+            to: SlotBuffer.self
+        )
         if let old {
-            slots.moveInitialize(from: old.slots, count: old.used)
-            used = old.used
+            buffer.slots.moveInitialize(from: old.slots, count: old.used)
+            buffer.used = old.used
             old.used = 0
         }
+        return buffer
+    }
+
+    /// The slots, valid while the buffer is alive (they are part of it).
+    var slots: UnsafeMutablePointer<RegistrationList.Slot> {
+        withUnsafeMutablePointerToElements { $0 }
+    }
+
+    // The header is read and written through its pointer, never through `header`: a class's stored
+    // property costs a dynamic exclusivity check per access (guarded by callgrind
+    // `cancellation-register` and `cancellation-cancel`).
+    var slotCapacity: Int { withUnsafeMutablePointerToHeader { $0.pointee.capacity } }
+
+    var used: Int {
+        get { withUnsafeMutablePointerToHeader { $0.pointee.used } }
+        set { withUnsafeMutablePointerToHeader { $0.pointee.used = newValue } }
     }
 
     deinit {
-        slots.deinitialize(count: used)
-        slots.deallocate()
+        _ = withUnsafeMutablePointers { header, slots in slots.deinitialize(count: header.pointee.used) }
     }
 }

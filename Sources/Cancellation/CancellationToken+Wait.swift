@@ -26,9 +26,10 @@ extension CancellationToken {
         let semaphore = DispatchSemaphore(value: 0)
         let registration = onCancel { semaphore.signal() }
         let deadline = DispatchTime.now() + timeout.dispatchInterval
-        // Inside FutureLib's work, the pool starts another thread while this one blocks: the work
-        // that would cancel the token may be queued behind this wait.
-        let signalled = ThreadBlocking.blocking { semaphore.wait(timeout: deadline) } == .success
+        // Inside FutureLib's work, the work that would cancel the token may be queued behind this
+        // wait: FutureLib's pool starts another thread meanwhile, and on a serial queue the wait
+        // runs that work itself.
+        let signalled = ThreadBlocking.wait(for: semaphore, until: deadline) { isCancellationRequested }
         registration.unregister()
         return signalled || isCancellationRequested
     }

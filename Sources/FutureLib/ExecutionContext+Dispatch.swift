@@ -17,6 +17,6 @@ extension DispatchQueue: ExecutionContext {
     ///
     /// - Parameter work: The code to run.
     public func execute(_ work: @escaping @Sendable () -> Void) {
-        MainDeliveries.async(on: self, work)  // `async(execute:)`; counted on the main queue for a ManualClock
+        QueueSubmission.async(on: self, work)  // `async(execute:)`, through the queue's jobs (QueueJobs)
     }
 }

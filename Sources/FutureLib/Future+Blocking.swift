@@ -60,7 +60,7 @@ extension Future {
         if let result = try resultOrDeadlock() { return try result.get() }
         let semaphore = DispatchSemaphore(value: 0)
         observe(on: .synchronous, cancellationToken: .none, .result { _ in semaphore.signal() })
-        WorkerPool.blocking { BlockingDiagnostic.wait(for: semaphore) }
+        BlockingWait.wait(for: semaphore, until: nil) { isCompleted }
         return try result!.get()
     }
 
@@ -121,9 +121,38 @@ extension Future {
         let waiter = CancellationRequest()
         observe(on: .synchronous, cancellationToken: waiter.token, .result { _ in semaphore.signal() })
         let deadline = DispatchTime.now() + timeout.dispatchInterval
-        _ = WorkerPool.blocking { semaphore.wait(timeout: deadline) }
+        BlockingWait.wait(for: semaphore, until: deadline) { isCompleted }
         waiter.cancel()  // removes the waiter's continuation if it is still pending
         return isCompleted
+    }
+}
+
+// MARK: - The wait
+
+/// The one wait of the library's blocking API: `value()`, `value(timeout:)`, `wait(timeout:)`, and
+/// (through `ThreadBlocking`) `CancellationToken.wait(timeout:)`.
+enum BlockingWait {
+    /// Blocks until `isDone()`, which `semaphore` is signalled for, or until `deadline` (none:
+    /// no deadline, and the long-wait warning of ``BlockingDiagnostic``).
+    ///
+    /// Whatever thread it blocks, the work the wait may need still runs: a pool thread is
+    /// replaced meanwhile and a capped context's job gives up its slot (``WorkerPool/blocking(_:)``);
+    /// on a `DispatchQueue` that FutureLib queues work to (a serial one included), the wait runs
+    /// the FutureLib work queued on it meanwhile, which the blocked queue could not
+    /// (``QueueJobs/help(until:waking:deadline:)``). The main queue is not helped: a wait there for
+    /// work queued on it throws `FutureError.deadlock` before it blocks.
+    @discardableResult
+    static func wait(for semaphore: DispatchSemaphore, until deadline: DispatchTime?, isDone: () -> Bool) -> Bool {
+        WorkerPool.blocking {
+            if let jobs = QueueJobs.current {
+                return jobs.help(until: isDone, waking: semaphore, deadline: deadline ?? .distantFuture) == .success
+            }
+            guard let deadline else {
+                BlockingDiagnostic.wait(for: semaphore)
+                return true
+            }
+            return semaphore.wait(timeout: deadline) == .success
+        }
     }
 }
 

@@ -13,9 +13,11 @@ extension CancellationToken {
     ///
     /// On ``none`` it blocks for the whole timeout and returns `false`.
     ///
-    /// Called from work that FutureLib runs (`.default`, a `LimitedExecutionContext`), it blocks
-    /// the way FutureLib's `Future.value()` does: the pool starts another thread meanwhile, so the
-    /// work that would cancel the token still runs.
+    /// Called from work that FutureLib runs (`.default`, a `LimitedExecutionContext`, a
+    /// `DispatchQueue`), it blocks the way FutureLib's `Future.value()` does: the pool starts
+    /// another thread meanwhile, a capped context's job gives up its slot, and a wait on a
+    /// `DispatchQueue` runs the FutureLib work queued on that queue, so the work that would
+    /// cancel the token still runs.
     ///
     /// - Parameter timeout: The longest time to block. Negative timeouts count as zero; from
     ///   about 146 years on (`.seconds(Int64.max)` included), it waits until cancellation.

@@ -2,7 +2,9 @@ public import Dispatch
 
 /// A `DispatchQueue` is an execution context: work is submitted with `async`.
 ///
-/// A serial queue runs continuations in registration order.
+/// A serial queue runs continuations in registration order. A blocking wait (`value()`,
+/// `wait(timeout:)`) on a queue other than the main queue runs the FutureLib work queued on that
+/// queue while it waits, so it does not hang on work queued behind it.
 ///
 /// ```swift
 /// let queue = DispatchQueue(label: "com.example.parser")

@@ -106,8 +106,6 @@ private enum QueueScenario {
     static func waitsOutsideJobs() {
         stopIfStuck(after: 60)
         let queue = DispatchQueue(label: "SerialQueueWaitTests.outside")
-        _ = try? Future(on: queue) { 0 }.value()  // the queue has had FutureLib work before the waits
-
         let fromBlock = Locked<Int?>(nil)
         let blockDone = DispatchSemaphore(value: 0)
         queue.async {
@@ -121,6 +119,14 @@ private enum QueueScenario {
         // `sync` runs the block on this thread, on behalf of the queue.
         let fromSync = queue.sync { try? Future(on: queue) { 6 }.map(on: queue) { $0 + 1 }.value() }
         require(fromSync == 7, "queue.sync: \(String(describing: fromSync))")
+
+        // A `map(on:)` on a pending future, read on a queue FutureLib has queued nothing on yet:
+        // its work reaches the queue only once the wait has begun.
+        let fresh = DispatchQueue(label: "SerialQueueWaitTests.fresh")
+        let source = Promise<Int>()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { source.fulfill(8) }
+        let fromFresh = fresh.sync { try? source.future.map(on: fresh) { $0 + 1 }.value(timeout: .seconds(30)) }
+        require(fromFresh == 9, "a queue new to FutureLib: \(String(describing: fromFresh))")
     }
 
     static func nestedWaits() {

@@ -176,6 +176,13 @@ final class QueueJobs: Sendable {
         }
     }
 
+    /// Before a blocking wait for a future whose completing work goes to `queue` (`map(on:)` on a
+    /// pending future has queued nothing yet): gives the queue its object now, so that a wait
+    /// running on that queue finds it, even if FutureLib has queued nothing there before.
+    static func prepare(_ queue: DispatchQueue) {
+        _ = of(queue)
+    }
+
     /// The jobs of the queue running the calling code (or of a queue it targets), if FutureLib
     /// submitted work to it; nil on the main queue, a global queue, and threads of no queue.
     static var current: QueueJobs? {

@@ -19,6 +19,6 @@ extension DispatchQueue: ExecutionContext {
     ///
     /// - Parameter work: The code to run.
     public func execute(_ work: @escaping @Sendable () -> Void) {
-        QueueSubmission.async(on: self, work)  // `async(execute:)`, through the queue's jobs (QueueJobs)
+        QueueSubmission.async(on: self, work)  // `async`, through the queue's QueueJobs
     }
 }

@@ -46,7 +46,7 @@ struct SerialQueueWaitTests {
         expectSuccess(result)
     }
 
-    @Test func `a serial queue runs its FutureLib work in order, one job at a time, with or without a waiter running it`()
+    @Test func `a serial queue runs its FutureLib work in order, one job at a time, with or without a waiter`()
         async
     {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
@@ -55,7 +55,9 @@ struct SerialQueueWaitTests {
         expectSuccess(result)
     }
 
-    @Test func `a job of a serial LimitedExecutionContext on a serial queue may wait for work queued behind it`() async {
+    @Test func `a job of a serial LimitedExecutionContext on a serial queue may wait for work queued behind it`()
+        async
+    {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             QueueScenario.cappedOnASerialQueue()
         }

@@ -38,7 +38,11 @@ package enum ThreadBlocking {
 
     /// Waits for `semaphore` until `deadline` through the installed observer, if any (see
     /// ``ThreadBlockingObserver/wait(for:until:isDone:)``); returns whether `isDone()`.
-    package static func wait(for semaphore: DispatchSemaphore, until deadline: DispatchTime, isDone: () -> Bool) -> Bool {
+    package static func wait(
+        for semaphore: DispatchSemaphore,
+        until deadline: DispatchTime,
+        isDone: () -> Bool
+    ) -> Bool {
         guard let box = UnsafeRawPointer(bitPattern: installed.load(ordering: .acquiring)) else {
             return semaphore.wait(timeout: deadline) == .success || isDone()
         }

@@ -38,7 +38,7 @@ enum ContinuationTarget: Sendable {
     func execute(_ work: @escaping @Sendable () -> Void) {
         switch self {
         case .synchronous: Trampoline.run(work)
-        case .queue(let queue): QueueSubmission.async(on: queue, work)  // `async(execute:)`, through the queue's jobs (QueueJobs)
+        case .queue(let queue): QueueSubmission.async(on: queue, work)  // `async`, through its QueueJobs
         case .other(let box): box.context.execute(work)
         }
     }

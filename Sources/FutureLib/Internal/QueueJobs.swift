@@ -32,8 +32,8 @@ enum QueueSubmission: Sendable {
 /// blocks for those jobs later find them gone. Blocks the caller queues with `async` are not
 /// jobs: a waiter cannot reach them.
 ///
-/// The main queue and the global queues have a shared object of their own ``Role`` instead,
-/// which holds no jobs.
+/// The main queue and the global queues get an object too, which only gives their ``Role``: their
+/// work goes to them directly.
 ///
 /// The cost on the submission path: a dispatch-specific lookup, a spin lock taken to append and
 /// again to take the job, and `async` of one block made once per queue (so no block is allocated

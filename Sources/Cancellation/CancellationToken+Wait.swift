@@ -13,9 +13,11 @@ extension CancellationToken {
     ///
     /// On ``none`` it blocks for the whole timeout and returns `false`.
     ///
-    /// Called from work that FutureLib runs (`.default`, a `LimitedExecutionContext`), it blocks
-    /// the way FutureLib's `Future.value()` does: the pool starts another thread meanwhile, so the
-    /// work that would cancel the token still runs.
+    /// Called from work that FutureLib runs (`.default`, a `LimitedExecutionContext`, a
+    /// `DispatchQueue`), it blocks the way FutureLib's `Future.value()` does: the pool starts
+    /// another thread meanwhile, a capped context's job gives up its slot, and a wait on a
+    /// `DispatchQueue` runs the FutureLib work queued on that queue, so the work that would
+    /// cancel the token still runs.
     ///
     /// - Parameter timeout: The longest time to block. Negative timeouts count as zero; from
     ///   about 146 years on (`.seconds(Int64.max)` included), it waits until cancellation.
@@ -26,9 +28,10 @@ extension CancellationToken {
         let semaphore = DispatchSemaphore(value: 0)
         let registration = onCancel { semaphore.signal() }
         let deadline = DispatchTime.now() + timeout.dispatchInterval
-        // Inside FutureLib's work, the pool starts another thread while this one blocks: the work
-        // that would cancel the token may be queued behind this wait.
-        let signalled = ThreadBlocking.blocking { semaphore.wait(timeout: deadline) } == .success
+        // Inside FutureLib's work, the work that would cancel the token may be queued behind this
+        // wait: FutureLib's pool starts another thread meanwhile, and on a serial queue the wait
+        // runs that work itself.
+        let signalled = ThreadBlocking.wait(for: semaphore, until: deadline) { isCancellationRequested }
         registration.unregister()
         return signalled || isCancellationRequested
     }

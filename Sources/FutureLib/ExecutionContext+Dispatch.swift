@@ -2,7 +2,9 @@ public import Dispatch
 
 /// A `DispatchQueue` is an execution context: work is submitted with `async`.
 ///
-/// A serial queue runs continuations in registration order.
+/// A serial queue runs continuations in registration order. A blocking wait (`value()`,
+/// `wait(timeout:)`) on a queue other than the main queue runs the FutureLib work queued on that
+/// queue while it waits, so it does not hang on work queued behind it.
 ///
 /// ```swift
 /// let queue = DispatchQueue(label: "com.example.parser")
@@ -17,6 +19,6 @@ extension DispatchQueue: ExecutionContext {
     ///
     /// - Parameter work: The code to run.
     public func execute(_ work: @escaping @Sendable () -> Void) {
-        MainDeliveries.async(on: self, work)  // `async(execute:)`; counted on the main queue for a ManualClock
+        QueueSubmission.async(on: self, work)  // `async`, through the queue's QueueJobs
     }
 }

@@ -29,8 +29,8 @@ extension Future {
     /// thread here (as synchronous Swift Testing tests do) does not starve it. Work you start
     /// yourself is another matter: a promise fulfilled from a plain `Task { }` needs a free
     /// cooperative thread, and blocked ones may be all there are (one per core), so the wait never
-    /// ends. Start such work with `Future { try await … }`, or use `try await future.value()`. Do
-    /// not block on the serial queue that the future's own completion needs either: that deadlocks.
+    /// ends. Start such work with `Future { try await … }`, or use `try await future.value()`.
+    /// Blocking a serial `DispatchQueue` on work queued on that queue is covered below.
     ///
     /// When `value()` has blocked a thread that runs a Swift task (the cooperative pool, or an
     /// actor's executor) for more than 5 seconds, it prints one warning to standard error naming
@@ -40,11 +40,26 @@ extension Future {
     /// Called on the main queue (or the main actor) for a future whose completing work is queued on
     /// the main queue (`Future(on: DispatchQueue.main) { … }`, `map(on: DispatchQueue.main)` and the
     /// other combinators, whether or not their source has completed yet), `value()` throws
-    /// ``FutureError/deadlock(queue:)`` at once instead of hanging. Blocking any other serial queue
-    /// on its own work is not detected (FutureLib cannot tell a serial queue from a concurrent
-    /// one): use `try await future.value()`, or `value(timeout:)`, there. A job of a serial
-    /// ``LimitedExecutionContext`` is not stuck that way: it gives up its slot while it waits, so
-    /// work queued behind it on that context runs.
+    /// ``FutureError/deadlock(queue:)`` at once instead of hanging.
+    ///
+    /// ### Blocking another serial queue
+    /// On any other `DispatchQueue` (a serial one included) that FutureLib has queued work on,
+    /// `value()` does not hang on work queued behind it: while it blocks, it runs the FutureLib work
+    /// queued on that queue (continuations and `Future(on: queue) { … }`), in order, on its own
+    /// thread, until its future completes. So a job may wait for work it queued on its own queue:
+    ///
+    /// ```swift
+    /// let store = DispatchQueue(label: "com.example.store")
+    /// let doubled = Future(on: store) {
+    ///     try Future(on: store) { 21 }.value() * 2  // the inner job runs while this one waits: 42
+    /// }
+    /// ```
+    ///
+    /// The queue still runs one thing at a time, in order; but, as on an actor at an `await`, other
+    /// jobs of the queue may run during the wait, so a job must not count on the queue's state
+    /// being untouched across it. Blocks you queue yourself with `async` are not FutureLib's work:
+    /// they wait for the queue as before. A job of a serial ``LimitedExecutionContext`` is not stuck
+    /// either: it gives up its slot while it waits.
     ///
     /// - Returns: The value.
     /// - Throws: The future's error: `CancellationError` if it was cancelled,
@@ -60,7 +75,7 @@ extension Future {
         if let result = try resultOrDeadlock() { return try result.get() }
         let semaphore = DispatchSemaphore(value: 0)
         observe(on: .synchronous, cancellationToken: .none, .result { _ in semaphore.signal() })
-        WorkerPool.blocking { BlockingDiagnostic.wait(for: semaphore) }
+        BlockingWait.wait(for: semaphore, until: nil) { isCompleted }
         return try result!.get()
     }
 
@@ -73,7 +88,9 @@ extension Future {
     /// ### Deadlock detection
     /// As ``value()-d84y``: called on the main queue (or the main actor) for a future whose completing
     /// work is queued on the main queue, it throws ``FutureError/deadlock(queue:)`` at once rather
-    /// than waiting out `timeout` for work that cannot run.
+    /// than waiting out `timeout` for work that cannot run. On another `DispatchQueue` it runs the
+    /// FutureLib work queued on that queue while it waits, until the future completes or `timeout`
+    /// passes; a job it has started finishes first, so the wait may end that much later.
     ///
     /// - Parameter timeout: The longest time to block. Negative timeouts count as zero.
     /// - Returns: The value.
@@ -95,10 +112,12 @@ extension Future {
     /// would block the main queue that is to complete the future. One trip through the lock.
     private func resultOrDeadlock() throws -> Result<Value, any Error>? {
         let (result, completingQueue) = withState { ($0.result, $0.completingQueue) }
-        if result == nil, let main = MainQueue.wouldDeadlock(waitingFor: completingQueue) {
+        guard result == nil, let completingQueue else { return result }
+        if let main = MainQueue.wouldDeadlock(waitingFor: completingQueue) {
             throw FutureError.deadlock(queue: main.label)
         }
-        return result
+        QueueJobs.prepare(completingQueue)
+        return nil
     }
 
     /// Blocks the calling thread until the future completes or `timeout` passes.
@@ -106,6 +125,9 @@ extension Future {
     /// ```swift
     /// if !future.wait(timeout: .seconds(1)) { print("still running") }
     /// ```
+    ///
+    /// On a `DispatchQueue` other than the main queue, it runs the FutureLib work queued on that
+    /// queue while it waits, as ``value()-d84y`` does.
     ///
     /// - Parameter timeout: The longest time to block. Negative timeouts count as zero.
     /// - Returns: `true` if the future is complete.
@@ -117,13 +139,43 @@ extension Future {
     )
     public func wait(timeout: Duration) -> Bool {
         if isCompleted { return true }
+        if let completingQueue = withState({ $0.completingQueue }) { QueueJobs.prepare(completingQueue) }
         let semaphore = DispatchSemaphore(value: 0)
         let waiter = CancellationRequest()
         observe(on: .synchronous, cancellationToken: waiter.token, .result { _ in semaphore.signal() })
         let deadline = DispatchTime.now() + timeout.dispatchInterval
-        _ = WorkerPool.blocking { semaphore.wait(timeout: deadline) }
+        BlockingWait.wait(for: semaphore, until: deadline) { isCompleted }
         waiter.cancel()  // removes the waiter's continuation if it is still pending
         return isCompleted
+    }
+}
+
+// MARK: - The wait
+
+/// The one wait of the library's blocking API: `value()`, `value(timeout:)`, `wait(timeout:)`, and
+/// (through `ThreadBlocking`) `CancellationToken.wait(timeout:)`.
+enum BlockingWait {
+    /// Blocks until `isDone()`, which `semaphore` is signalled for, or until `deadline` (none:
+    /// no deadline, and the long-wait warning of ``BlockingDiagnostic``).
+    ///
+    /// Whatever thread it blocks, the work the wait may need still runs: a pool thread is
+    /// replaced meanwhile and a capped context's job gives up its slot (``WorkerPool/blocking(_:)``);
+    /// on a `DispatchQueue` that FutureLib queues work to (a serial one included), the wait runs
+    /// the FutureLib work queued on it meanwhile, which the blocked queue could not
+    /// (``QueueJobs/help(until:waking:deadline:)``). The main queue is not helped: a wait there for
+    /// work queued on it throws `FutureError.deadlock` before it blocks.
+    @discardableResult
+    static func wait(for semaphore: DispatchSemaphore, until deadline: DispatchTime?, isDone: () -> Bool) -> Bool {
+        WorkerPool.blocking {
+            if let jobs = QueueJobs.current {
+                return jobs.help(until: isDone, waking: semaphore, deadline: deadline ?? .distantFuture) == .success
+            }
+            guard let deadline else {
+                BlockingDiagnostic.wait(for: semaphore)
+                return true
+            }
+            return semaphore.wait(timeout: deadline) == .success
+        }
     }
 }
 

@@ -142,8 +142,7 @@ extension Attacks {
             )
         }
 
-        @Test(.disabled("known limit: a serial DispatchQueue other than the main queue is not detected yet; ExecutionContexts.md"))
-        func `value() on a serial queue on work queued behind it`() async {
+        @Test func `value() on a serial queue on work queued behind it`() async {
             report(
                 await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
                     Blocking.valueOnASerialQueue()

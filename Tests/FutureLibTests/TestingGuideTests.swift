@@ -113,7 +113,16 @@ struct TestingGuideTests {
         #expect(try await doubled(index) == index * 2)
     }
 
-    // "What not to do": the deadlock-free version of the serial-queue example.
+    // "Blocking a serial queue on its own work": the wait on the queue runs the continuation.
+    @Test func serialQueueWaitRunsTheContinuation() {
+        let database = DispatchQueue(label: "database")
+        let port = database.sync {
+            try? loadConfig("port=8080").map(on: database) { $0.port }.value(timeout: .seconds(10))
+        }
+        #expect(port == 8080)
+    }
+
+    // "Blocking a serial queue on its own work": blocking from the test itself.
     @Test func serialQueueWithoutDeadlock() throws {
         let database = DispatchQueue(label: "database")
         let saved = loadConfig("port=8080").map(on: database) { $0.port }

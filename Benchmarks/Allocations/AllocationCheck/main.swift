@@ -12,6 +12,7 @@
 // several counted runs (an allocation added to the path raises every run, the runtime's occasional ones only some).
 
 import Cancellation
+import Dispatch
 import FutureLib
 import MallocCounter
 
@@ -29,6 +30,9 @@ import Foundation
 func sink(_ value: Int) {
     if value == -1 { print(value) }
 }
+
+/// The serial queue of the `queue-…` scenarios.
+let serialQueue = DispatchQueue(label: "allocation-check.serial")
 
 /// One hot path: `run(operations)` does `operations` of it.
 struct Scenario {
@@ -143,6 +147,30 @@ let scenarios: [Scenario] = [
         promise.stream.onSuccess(on: .synchronous) { sink($0) }
         for value in 0..<count { promise.fulfill(value) }
         promise.finish()
+    },
+    Scenario(
+        key: "queue-execute",
+        description: "a job submitted to a serial DispatchQueue as an ExecutionContext, run (per job)",
+        operations: 10_000,
+        tolerance: 0.3,
+        runs: 5
+    ) { count in
+        for _ in 0..<count { serialQueue.execute { sink(0) } }
+        serialQueue.sync {}
+    },
+    Scenario(
+        key: "queue-continuation",
+        description: "a promise, one continuation on a serial DispatchQueue, fulfilled, run (per promise)",
+        operations: 10_000,
+        tolerance: 0.3,
+        runs: 5
+    ) { count in
+        for _ in 0..<count {
+            let promise = Promise<Int>()
+            promise.future.onSuccess(on: serialQueue) { sink($0) }
+            promise.fulfill(1)
+        }
+        serialQueue.sync {}
     },
     Scenario(
         key: "future-async",

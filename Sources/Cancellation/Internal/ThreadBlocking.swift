@@ -1,17 +1,19 @@
+package import Dispatch  // package: the observer's wait takes a semaphore and a deadline
 import Synchronization
 
 /// Where this module's blocking waits (``CancellationToken/wait(timeout:)``) tell the owner of the
 /// calling thread that it blocks.
 ///
-/// The module knows no thread pool; FutureLib's does: a pool thread that blocks without telling
-/// it keeps work queued behind the wait (perhaps the very work that would end it) from running.
-/// So FutureLib installs an observer here before it runs any work of its own, and the waits of
-/// this module run inside it. Without one (a program that uses `Cancellation` alone), a wait just
-/// blocks.
+/// The module knows no thread pool and no queue; FutureLib does: a pool thread, or a serial
+/// queue, that blocks without telling FutureLib keeps work queued behind the wait (perhaps the
+/// very work that would end it) from running. So FutureLib installs an observer here before it
+/// runs any work of its own, and the waits of this module go through it. Without one (a program
+/// that uses `Cancellation` alone), a wait just blocks.
 package protocol ThreadBlockingObserver: Sendable {
-    /// Runs `wait`, which blocks the calling thread, and lets the thread's owner run other work
-    /// meanwhile.
-    func blocking<T>(_ wait: () throws -> T) rethrows -> T
+    /// Blocks the calling thread until `isDone()`, which `semaphore` is signalled for, or until
+    /// `deadline`; lets the thread's owner run other work meanwhile (on another thread, or on
+    /// this one while it waits). Returns whether `isDone()`.
+    func wait(for semaphore: DispatchSemaphore, until deadline: DispatchTime, isDone: () -> Bool) -> Bool
 }
 
 package enum ThreadBlocking {
@@ -34,9 +36,20 @@ package enum ThreadBlocking {
         _ = installed.exchange(box, ordering: .acquiringAndReleasing)
     }
 
-    /// Runs `wait` inside the installed observer, if any.
-    package static func blocking<T>(_ wait: () throws -> T) rethrows -> T {
-        guard let box = UnsafeRawPointer(bitPattern: installed.load(ordering: .acquiring)) else { return try wait() }
-        return try Unmanaged<Box>.fromOpaque(box).takeUnretainedValue().observer.blocking(wait)
+    /// Waits for `semaphore` until `deadline` through the installed observer, if any (see
+    /// ``ThreadBlockingObserver/wait(for:until:isDone:)``); returns whether `isDone()`.
+    package static func wait(
+        for semaphore: DispatchSemaphore,
+        until deadline: DispatchTime,
+        isDone: () -> Bool
+    ) -> Bool {
+        guard let box = UnsafeRawPointer(bitPattern: installed.load(ordering: .acquiring)) else {
+            return semaphore.wait(timeout: deadline) == .success || isDone()
+        }
+        return Unmanaged<Box>.fromOpaque(box).takeUnretainedValue().observer.wait(
+            for: semaphore,
+            until: deadline,
+            isDone: isDone
+        )
     }
 }

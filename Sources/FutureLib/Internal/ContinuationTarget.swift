@@ -38,7 +38,7 @@ enum ContinuationTarget: Sendable {
     func execute(_ work: @escaping @Sendable () -> Void) {
         switch self {
         case .synchronous: Trampoline.run(work)
-        case .queue(let queue): MainDeliveries.async(on: queue, work)  // counted on the main queue for a ManualClock
+        case .queue(let queue): QueueSubmission.async(on: queue, work)  // `async`, through its QueueJobs
         case .other(let box): box.context.execute(work)
         }
     }

@@ -8,9 +8,8 @@ import Dispatch
 /// value, and decided for other serial queues after a one-second wait. Now a future completed on
 /// a queue keeps that queue in its pending state (``FutureState/Storage/queued(_:on:)``), which
 /// costs nothing more on the non-blocking path, and only a blocking `value()` looks at it. Other
-/// serial queues are covered by the documented rule ("do not block the serial queue a
-/// continuation needs"), not by a check: FutureLib cannot tell a serial queue from a concurrent
-/// one without waiting.
+/// queues are not checked (FutureLib cannot tell a serial queue from a concurrent one without
+/// waiting): a blocking wait there runs the FutureLib work queued behind it (``QueueJobs``).
 enum MainQueue {
     /// A key set on the main queue alone, once, the first time a blocking `value()` asks.
     ///

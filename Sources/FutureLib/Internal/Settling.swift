@@ -1,6 +1,6 @@
 import FutureLibConcurrencyHelpers
 import Cancellation
-public import Dispatch  // public: `MainDeliveries.async(on:_:)` is called by inlinable code
+import Dispatch
 
 /// FutureLib's side of `await ManualClock.advance(by:)`: waits until no work is in flight on
 /// FutureLib's own contexts, so that a test's timers fire only once the work the previous one
@@ -13,7 +13,7 @@ public import Dispatch  // public: `MainDeliveries.async(on:_:)` is called by in
 ///   A task suspended (awaiting a timer, a future, I/O) is not in flight; its next job is.
 /// - On the main queue (`.mainActor` deliveries): each block FutureLib queues there, from its
 ///   submission until it has run. Counted only once a ``ManualClock`` exists in the process
-///   (one relaxed load per delivery to a `DispatchQueue` otherwise).
+///   (one relaxed load per delivery to the main queue otherwise).
 ///
 /// Not waited for: blocks and tasks the caller queues itself (its own `DispatchQueue`s, `Task`s,
 /// actors), and async closures on `.mainActor` (tasks on the main actor's executor).
@@ -42,7 +42,6 @@ enum Settling {
 
 /// The blocks FutureLib queues on the main queue and that have not yet run, counted while a
 /// ``ManualClock`` exists (see ``Settling``).
-@usableFromInline
 enum MainDeliveries: Sendable {
     private struct State {
         var inFlight = 0
@@ -51,17 +50,16 @@ enum MainDeliveries: Sendable {
 
     private static let state = Lock(State())
 
-    /// Queues `work` on `queue`, counted while it is in flight if `queue` is the main queue and a
-    /// manual clock exists.
-    @usableFromInline
-    static func async(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
-        guard Quiescence.manualClockCreated, MainQueue.isMain(queue) else {
-            queue.async(execute: work)
+    /// Queues `work` on `main` (the main queue), counted while it is in flight if a manual clock
+    /// exists.
+    static func async(onMain main: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
+        guard Quiescence.manualClockCreated else {
+            main.async(execute: work)
             return
         }
         Settling.install()
         state.withLock { $0.inFlight += 1 }
-        queue.async {
+        main.async {
             work()
             let waiters = state.withLock { state -> [UnsafeContinuation<Void, Never>] in
                 state.inFlight -= 1

@@ -1,4 +1,5 @@
 import Cancellation
+import Dispatch
 import FutureLibConcurrencyHelpers
 import Synchronization
 
@@ -289,12 +290,13 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     /// Makes the blocking waits of the `Cancellation` module (`CancellationToken.wait(timeout:)`)
-    /// go through ``blocking(_:)``. Done once, before the pool or a capped context runs any work.
+    /// go through ``BlockingWait``. Done once, before the pool, a capped context or a queue's
+    /// ``QueueJobs`` runs any work.
     static let observesCancellationWaits: Void = ThreadBlocking.install(BlockingObserver())
 
     private struct BlockingObserver: ThreadBlockingObserver {
-        func blocking<T>(_ wait: () throws -> T) rethrows -> T {
-            try WorkerPool.blocking(wait)
+        func wait(for semaphore: DispatchSemaphore, until deadline: DispatchTime, isDone: () -> Bool) -> Bool {
+            BlockingWait.wait(for: semaphore, until: deadline, isDone: isDone)
         }
     }
 }

@@ -97,14 +97,25 @@ if striped {
     print("shutdown token striped: \(CancellationToken.stripeCount) stripes")
 }
 
+/// Gives a request's slot back when the last closure that holds it is released: its completion
+/// ran and its cancellation handler is gone (it ran, or its request's core was released with it).
+/// Freeing the slot when the completion merely ran would let `drain` return while a request is
+/// still alive, and linked to the shutdown token, for a moment after it; the shutdown could then
+/// cancel it and run a handler that the checks do not expect.
+final class Slot: Sendable {
+    deinit { slots.signal() }
+}
+
 /// Starts one request: linked to `shutdown`, with its deadline, its work and its continuations.
-/// Signals `slots` when its last continuation ran.
+/// Its slot is given back once its completion ran and its cancellation handler is gone.
 func handle(_ index: Int, kind: Kind, work: Duration? = nil) {
     let request = CancellationRequest(linkedTo: [shutdown.token])
     request.cancel(after: kind == .deadline ? .milliseconds(2) : .seconds(3_600))
     let token = request.token
     let handlerOnce = Once()
+    let slot = Slot()
     token.onCancel {
+        withExtendedLifetime(slot) {}
         stats.count(stats.handlersRun)
         if !handlerOnce.enter() { stats.count(stats.ranTwice) }
     }
@@ -120,7 +131,7 @@ func handle(_ index: Int, kind: Kind, work: Duration? = nil) {
         .flatMap(on: serial, cancellationToken: token) { value in Future(value: String(value)) }
     let completionOnce = Once()
     [body, stop.future].firstCompleted().onComplete(on: serial, cancellationToken: token) { result in
-        defer { slots.signal() }
+        withExtendedLifetime(slot) {}
         guard completionOnce.enter() else { return stats.count(stats.ranTwice) }
         stats.count(stats.handled)
         switch (kind, result) {
@@ -137,7 +148,7 @@ func handle(_ index: Int, kind: Kind, work: Duration? = nil) {
     stats.count(stats.started)
 }
 
-/// Waits until every request in flight has completed; false if some stay pending past `seconds`.
+/// Waits until every request in flight has completed and is released; false if some stay past `seconds`.
 func drain(seconds: Int) -> Bool {
     for taken in 0..<maxInFlight {
         guard slots.wait(timeout: .now() + .seconds(seconds)) == .success else {
@@ -166,8 +177,17 @@ let started = ContinuousClock.now
 var checkpoints: [Int] = []
 var failures: [String] = []
 let checkpointEvery = max(requests / 10, 1)
+/// Takes a slot for the next request; false (and a failure) if none came back within a minute: a
+/// request that is never released holds its slot for good.
+@MainActor func takeSlot() -> Bool {
+    guard slots.wait(timeout: .now() + .seconds(60)) == .success else {
+        failures.append("no request released its slot for 60 s: requests are kept after they ended")
+        return false
+    }
+    return true
+}
 for index in 0..<requests {
-    slots.wait()
+    guard takeSlot() else { break }
     handle(index, kind: Kind(index))
     if (index + 1) % checkpointEvery == 0 {
         let resident = residentBytes() ?? 0
@@ -180,7 +200,7 @@ if !drain(seconds: 60) { failures.append("requests still pending 60 s after the 
 // Graceful shutdown: a last batch of slow requests, cancelled by the shutdown token alone.
 let lastBatch = 100
 for index in 0..<lastBatch {
-    slots.wait()
+    guard takeSlot() else { break }
     handle(requests + index, kind: .normal, work: .seconds(3_600))
 }
 shutdown.cancel()

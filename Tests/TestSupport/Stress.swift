@@ -16,6 +16,11 @@ package enum Stress {
 
     /// Iterations for a heavy race (many handlers or threads per round): a tenth of `cheap`.
     package static var heavy: Int { max(override.map { $0 / 10 } ?? 1_000, 100) }
+
+    /// A suite's time limit in minutes: `minutes`, or ten times as many under `make stress`,
+    /// whose iteration counts and sizes are ten to a hundred times those of `make test`.
+    /// Used as `@Suite(.timeLimit(.minutes(Stress.minutes(3))))`.
+    package static func minutes(_ minutes: Int) -> Int { override == nil ? minutes : minutes * 10 }
 }
 
 /// Runs `iterations` rounds of a race between `actions.count` dedicated threads.

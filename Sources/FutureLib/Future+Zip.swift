@@ -68,8 +68,8 @@ public func zip<each Value: Sendable>(
         return zipped
     }
     zipped.cancelOnRequest(of: cancellationToken)
-    for (index, input) in inputs.enumerated() {
-        input.gather(intoErased: gathering, at: index, cancellationToken: cancellationToken)
+    for index in inputs.indices {
+        inputs[index].gather(intoErased: gathering, at: index, cancellationToken: cancellationToken)
     }
     return zipped.delivered(on: context, cancellationToken: cancellationToken)
 }

@@ -51,7 +51,9 @@ final class Gathering<Element: Sendable, Output: Sendable>: @unchecked Sendable 
     func store(_ value: Element, at index: Int) {
         slots[index] = value
         guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
-        let values = slots.indices.map { slots[$0].take()! }
+        var values: [Element] = []
+        values.reserveCapacity(slots.count)
+        for index in 0..<slots.count { values.append(slots[index].take()!) }
         future.complete(with: .success(output(values)))
     }
 }

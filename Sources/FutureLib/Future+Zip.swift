@@ -53,34 +53,38 @@ public func zip<each Value: Sendable>(
     on context: some ExecutionContext = .default,
     cancellationToken: CancellationToken = .none
 ) -> Future<(repeat each Value)> {
-    // The work is done by `gather(_:cancellationToken:values:)`, generic over one type: the
-    // compiler (6.3) crashes on results of a pack-expansion tuple handled inside this function.
-    var sources: [any CompletionSource] = []
-    for future in repeat each futures { sources.append(future) }
-    let all = Futures(repeat each futures)
-    return gather(sources, cancellationToken: cancellationToken) { all.values() }
-        .delivered(on: context, cancellationToken: cancellationToken)
+    // Each input's value goes to a slot as `any Sendable` as it arrives, and `ZipValues` casts
+    // the slots back into the tuple: generic over one type, as the compiler (6.3) crashes on
+    // results of a pack-expansion tuple handled inside this function.
+    var inputs: [any ZipInput] = []
+    for future in repeat each futures { inputs.append(future) }
+    let zipped = Future<(repeat each Value)>()
+    let gathering = Gathering<any Sendable, (repeat each Value)>(zipped, count: inputs.count) {
+        ZipValues<repeat each Value>.tuple(of: $0)
+    }
+    if zipped.failIfCancelled(cancellationToken) { return zipped }
+    guard !inputs.isEmpty else {
+        zipped.complete(with: .success(ZipValues<repeat each Value>.tuple(of: [])))  // the empty tuple
+        return zipped
+    }
+    zipped.cancelOnRequest(of: cancellationToken)
+    for index in inputs.indices {
+        inputs[index].gather(intoErased: gathering, at: index, cancellationToken: cancellationToken)
+    }
+    return zipped.delivered(on: context, cancellationToken: cancellationToken)
 }
 
-/// The futures of a `zip`, held as one value so that closures capture no parameter pack.
-struct Futures<each Value: Sendable>: Sendable {
-    let futures: (repeat Future<each Value>)
-
-    init(_ futures: repeat Future<each Value>) {
-        self.futures = (repeat each futures)
+/// The tuple of a `zip` made from its values, held as `any Sendable` in argument order.
+struct ZipValues<each Value: Sendable> {
+    static func tuple(of values: [any Sendable]) -> (repeat each Value) {
+        var index = 0
+        return (repeat next((each Value).self, of: values, at: &index))
     }
 
-    /// The values in order; every future must be complete.
-    func values() -> Result<(repeat each Value), any Error> {
-        do {
-            return .success((repeat try Self.value(of: each futures)))
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    private static func value<T>(of future: Future<T>) throws -> T {
-        try future.result!.get()
+    /// The value at `index`, cast back to its type; moves `index` on.
+    private static func next<T>(_: T.Type, of values: [any Sendable], at index: inout Int) -> T {
+        defer { index += 1 }
+        return values[index] as! T  // the value of the input at `index`, whose type is `T`
     }
 }
 

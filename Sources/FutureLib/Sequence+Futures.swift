@@ -68,22 +68,11 @@ extension Sequence {
             return all
         }
         all.cancelOnRequest(of: cancellationToken)
-        let remaining = Countdown(futures.count)
-        // One continuation closure shared by every future: no allocation per element.
-        let gather: Callback<T> = .result { result in
-            switch result {
-            case .failure(let error):
-                all.complete(with: .failure(error))  // the first failure in time
-            case .success:
-                guard remaining.countDown() else { return }
-                all.complete(with: Result { try futures.map { try $0.result!.get() } })  // all succeeded
-            }
-        }
-        // After a first failure, the inputs still pending keep this continuation (and through it
-        // `all` and the other inputs) until they complete: removing it would cost a continuation
-        // box per pending input (callgrind `futurelib-sequence-pending`; Guarantees.md, "Known limits").
-        for future in futures {
-            future.observe(on: .synchronous, cancellationToken: cancellationToken, gather)
+        // Each value goes to its slot as it arrives: no continuation holds an input, so a pending
+        // input that nobody else holds is released with what waits only on it.
+        let gathering = Gathering<T, [T]>(all, count: futures.count) { $0 }
+        for index in futures.indices {
+            futures[index].gather(into: gathering, at: index, cancellationToken: cancellationToken)
         }
         return all
     }
@@ -97,6 +86,7 @@ extension Sequence {
     ///
     /// - Parameter cancellationToken: Fails the result with `CancellationError` when cancelled first.
     /// - Returns: A future of every result in input order; `[]` for an empty sequence.
+    @inlinable  // specialized in the caller, as `sequence()` is (callgrind `futurelib-results-pending`)
     public func results<T: Sendable>(cancellationToken: CancellationToken = .none) -> Future<[Result<T, any Error>]>
     where Element == Future<T> {
         let futures = Array(self)
@@ -107,15 +97,24 @@ extension Sequence {
             return all
         }
         all.cancelOnRequest(of: cancellationToken)
-        let remaining = Countdown(futures.count)
-        let gather: Callback<T> = .result { _ in  // shared by every future: no allocation per element
-            // The token's cancellation also reaches here, with the future still pending:
-            // `all` has failed with CancellationError then, and must not read the results.
-            guard !cancellationToken.isCancellationRequested else { return }
-            if remaining.countDown() { all.complete(with: .success(futures.map { $0.result! })) }
-        }
-        for future in futures {
-            future.observe(on: .synchronous, cancellationToken: cancellationToken, gather)
+        // Each result goes to its slot as it arrives, as in `sequence()`: no continuation holds an input.
+        let gathering = Gathering<Result<T, any Error>, [Result<T, any Error>]>(all, count: futures.count) { $0 }
+        for index in futures.indices {
+            let future = futures[index]
+            if future.isCompleted, let result = future.result {
+                gathering.store(result, at: index)
+                continue
+            }
+            future.observe(
+                on: .synchronous,
+                cancellationToken: cancellationToken,
+                .result { result in
+                    // The token's cancellation also reaches here, with the future still pending:
+                    // `all` has failed with CancellationError then.
+                    guard !cancellationToken.isCancellationRequested else { return }
+                    gathering.store(result, at: index)
+                }
+            )
         }
         return all
     }

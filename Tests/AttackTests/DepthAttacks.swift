@@ -303,11 +303,7 @@ extension Attacks {
             )
         }
 
-        // Its child still fails LeakSanitizer's check at exit. The suspected cause, from the code:
-        // its `zip` stages, like the next test's, keep their pending input in the continuation they
-        // share (Guarantees.md, "Known limits").
-        @Test(.disabled(if: AttackSize.isAddressSanitized, "its child fails LeakSanitizer's check at exit"))
-        func `a future chain of every combinator on a future that never completes is released`() async {
+        @Test func `a future chain of every combinator on a future that never completes is released`() async {
             report(
                 await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
                     for stage in FutureStage.allCases { FutureDepth.releases(stage) }
@@ -315,9 +311,7 @@ extension Attacks {
             )
         }
 
-        // As the test above: its child fails LeakSanitizer's check at exit, `zip` stages suspected.
-        @Test(.disabled(if: AttackSize.isAddressSanitized, "its child fails LeakSanitizer's check at exit"))
-        func `a future chain with a live token on a future that never completes is released`() async {
+        @Test func `a future chain with a live token on a future that never completes is released`() async {
             report(
                 await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
                     for stage in FutureStage.allCases { FutureDepth.releasesWithToken(stage) }

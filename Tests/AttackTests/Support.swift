@@ -21,13 +21,6 @@ enum AttackSize {
 
     static let depth = isStress ? 1_000_000 : isSanitized ? 20_000 : 100_000
 
-    /// Whether this process runs under AddressSanitizer, whose LeakSanitizer check at exit fails
-    /// an exit test's child that ends with objects still held (the tests it skips say why).
-    static let isAddressSanitized: Bool = {
-        guard let process = dlopen(nil, RTLD_NOW) else { return false }
-        return dlsym(process, "__asan_init") != nil
-    }()
-
     /// Whether this process runs under ThreadSanitizer or AddressSanitizer (told from the symbols
     /// their runtimes add, so the suite is built as a user builds it).
     static let isSanitized: Bool = {

@@ -10,9 +10,12 @@ import Testing
 /// Cancellation's own lifetime tests (handlers after cancel, after unregister, a dropped request,
 /// links, timers) are in `CancellationTests`; see `Documentation/Guarantees.md`.
 @Suite struct LifetimeTests {
-    /// A combinator applied to a future, its closure capturing `tracked`.
+    /// A combinator applied to a future, its closure capturing `tracked`. Those that take no
+    /// closure of their own (`zip`, `sequence`, `results`, `traverse`'s, released once its last task
+    /// started) are followed by a `map` that captures it: what waits only on them.
     enum Combinator: String, CaseIterable, Sendable {
         case map, flatMap, filter, transform, transformResult, mapError, andThen, recover, recoverWith, fold
+        case zip, sequence, results, traverse
 
         func apply(_ future: Future<Int>, token: CancellationToken, capturing tracked: Tracked) -> Future<Int> {
             switch self {
@@ -70,6 +73,27 @@ import Testing
                     tracked.touch()
                     return $0 + $1
                 }
+            case .zip:
+                future.zip(Future(value: 0), on: .synchronous, cancellationToken: token).map(on: .synchronous) {
+                    tracked.touch()
+                    return $0.0
+                }
+            case .sequence:
+                [future, Future(value: 0)].sequence(cancellationToken: token).map(on: .synchronous) {
+                    tracked.touch()
+                    return $0[0]
+                }
+            case .results:
+                [future, Future(value: 0)].results(cancellationToken: token).map(on: .synchronous) {
+                    tracked.touch()
+                    return try $0[0].get()
+                }
+            case .traverse:
+                [0, 1].traverse(on: .synchronous, cancellationToken: token) { $0 == 0 ? future : Future(value: 0) }
+                    .map(on: .synchronous) {
+                        tracked.touch()
+                        return $0[0]
+                    }
             }
         }
     }
@@ -119,9 +143,7 @@ import Testing
         func execute(_ work: @escaping @Sendable () -> Void) {}
     }
 
-    // Not `fold`: `sequence()`, under it, holds its inputs in its shared continuation, so a pending
-    // input that nothing else holds keeps itself (Guarantees.md, "Known limits").
-    @Test(arguments: Combinator.allCases.filter { $0 != .fold })
+    @Test(arguments: Combinator.allCases)
     func `a chain with a token on a future that never completes is kept while the token can fire, then released`(
         combinator: Combinator
     ) {
@@ -138,6 +160,54 @@ import Testing
         #expect(counter.deallocated == 0)
         requests.removeAll()  // uncancelled: no token can fire any more, so nothing can observe the chains
         #expect(counter.deallocated == count)
+    }
+
+    /// The combinators over several inputs read each value as it arrives: no continuation holds an
+    /// input, so a pending input that nobody holds is released with everything that waited only on
+    /// it (it used to keep itself through the continuation the inputs shared: input → continuation
+    /// → the inputs, for good, token or not).
+    @Test(arguments: [Combinator.zip, .sequence, .fold, .results, .traverse], [false, true])
+    func `zip, sequence, fold, results and traverse on a future that never completes are released`(
+        combinator: Combinator,
+        withToken: Bool
+    ) {
+        let counter = DeinitCounter()
+        var request: CancellationRequest? = withToken ? CancellationRequest() : nil
+        var sourceProbes: [WeakProbe<Future<Int>>] = []
+        var resultProbes: [WeakProbe<Future<Int>>] = []
+        for _ in 0..<100 {
+            let source = Future<Int>(on: DroppingContext()) { 0 }
+            let result = combinator.apply(source, token: request?.token ?? .none, capturing: counter.make())
+            sourceProbes.append(WeakProbe(source))
+            resultProbes.append(WeakProbe(result))
+        }
+        if withToken {
+            // The token can still fail each result: nothing is released yet.
+            #expect(counter.deallocated == 0)
+            request = nil  // uncancelled: nothing can observe the chains any more
+        }
+        #expect(counter.deallocated == 100)
+        #expect(sourceProbes.allSatisfy { !$0.isAlive })
+        #expect(resultProbes.allSatisfy { !$0.isAlive })
+    }
+
+    /// The same with a zip whose other input is a promise held here and fulfilled later: it still
+    /// completes nothing (the pending input never completes), and the value it gave is dropped with the rest.
+    @Test func `a zip on a future that never completes and a promise kept here goes with its pending input`() {
+        let counter = DeinitCounter()
+        let promise = Promise<String>()
+        var resultProbe: WeakProbe<Future<(Int, String)>>?
+        do {
+            let source = Future<Int>(on: DroppingContext()) { 0 }
+            let zipped = zip(source, promise.future, on: .synchronous)
+            zipped.onComplete(on: .synchronous) { [tracked = counter.make()] _ in tracked.touch() }
+            resultProbe = WeakProbe(zipped)
+        }
+        // The promise's future is pending: its continuation keeps the zip.
+        #expect(resultProbe!.isAlive)
+        promise.fulfill("kept")
+        #expect(!resultProbe!.isAlive)
+        #expect(counter.deallocated == 1)
     }
 
     @Test func `continuations with a token on a future that never completes run on cancel, or go with their request`() {

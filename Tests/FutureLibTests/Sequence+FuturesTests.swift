@@ -97,6 +97,29 @@ struct SequenceFuturesTests {
         #expect(try await [Future<Int>]().sequence().value() == [])
     }
 
+    @Test("sequence, results and zip of inputs completed at once from many threads give every value in order")
+    func gatheringFromManyThreads() async throws {
+        let rounds = await onHeavyThread { () -> Int in
+            var correct = 0
+            for _ in 0..<50 {
+                let promises = (0..<64).map { _ in Promise<Int>() }
+                let futures = promises.map(\.future)
+                let all = futures.sequence()
+                let results = futures.results()
+                let zipped = zip(futures[0], futures[1], futures[2], futures[3], on: .synchronous)
+                DispatchQueue.concurrentPerform(iterations: promises.count) { promises[$0].fulfill($0) }
+                let values = try? all.result?.get()
+                let outcomes = try? results.result?.get().map { try $0.get() }
+                let tuple = try? zipped.result?.get()
+                if values == Array(0..<64), outcomes == Array(0..<64), let tuple, tuple == (0, 1, 2, 3) {
+                    correct += 1
+                }
+            }
+            return correct
+        }
+        #expect(rounds == 50)
+    }
+
     @Test("sequence fails with the first failure in time without waiting for the rest")
     func sequenceFailsFast() async {
         let pending = Promise<Int>()

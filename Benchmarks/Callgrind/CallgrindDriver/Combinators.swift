@@ -2,6 +2,9 @@
 //
 //   futurelib-sequence-pending          sequence() of 1,000 pending futures, then all completed (one operation):
 //                                          the cost of the continuation each pending input holds
+//   futurelib-zip-pending               zip of 3 pending futures, then all completed (one operation): the
+//                                          pack form's per-input cost
+//   futurelib-results-pending           results() of 1,000 pending futures, then all completed (one operation)
 //   futurelib-first-completed           firstCompleted() of 2 futures, one completed later and one pending for
 //                                          the whole run (one operation): the server pattern, a request raced
 //                                          against a long-lived shutdown future
@@ -16,6 +19,24 @@ func futureLibSequencePending(_ count: Int) {
     for _ in 0..<count {
         let promises = (0..<1_000).map { _ in Promise<Int>() }
         promises.map(\.future).sequence().onSuccess(on: .synchronous) { sink($0.count) }
+        for promise in promises { promise.fulfill(1) }
+    }
+}
+
+func futureLibZipPending(_ count: Int) {
+    for _ in 0..<count {
+        let (a, b, c) = (Promise<Int>(), Promise<String>(), Promise<Double>())
+        zip(a.future, b.future, c.future, on: .synchronous).onSuccess(on: .synchronous) { sink($0.0) }
+        a.fulfill(1)
+        b.fulfill("b")
+        c.fulfill(2)
+    }
+}
+
+func futureLibResultsPending(_ count: Int) {
+    for _ in 0..<count {
+        let promises = (0..<1_000).map { _ in Promise<Int>() }
+        promises.map(\.future).results().onSuccess(on: .synchronous) { sink($0.count) }
         for promise in promises { promise.fulfill(1) }
     }
 }

@@ -10,7 +10,8 @@
 //   futurelib-promise / nio-promise     1. promise + one continuation + completion (NIO on an EmbeddedEventLoop)
 //   futurelib-map / nio-map             2. a chain of ten maps on a pending future, then completion
 //   futurelib-sequence / nio-sequence   3. sequence() / whenAllSucceed of 1,000 completed futures (one operation)
-//   futurelib-sequence-pending, futurelib-first-completed, soak-first-completed: see Combinators.swift
+//   futurelib-sequence-pending, futurelib-zip-pending, futurelib-results-pending, futurelib-first-completed,
+//   soak-first-completed: see Combinators.swift
 //   futurelib-pending / nio-pending     1. `count` promises, each with one continuation, all pending at once, then
 //                                          completed: run under `valgrind --tool=dhat` for the bytes per pending promise
 //   cancellation-register               11. onCancel + unregister on one token, one thread (the uncontended path
@@ -395,6 +396,8 @@ case "nio-map": try nioMap(count)
 case "futurelib-sequence": futureLibSequence(count)
 case "nio-sequence": try nioSequence(count)
 case "futurelib-sequence-pending": futureLibSequencePending(count)
+case "futurelib-zip-pending": futureLibZipPending(count)
+case "futurelib-results-pending": futureLibResultsPending(count)
 case "futurelib-first-completed": futureLibFirstCompleted(count)
 case "soak-first-completed": soakFirstCompleted(count)
 case "futurelib-pending": futureLibPending(count)

@@ -7,7 +7,7 @@ import Testing
 /// requests each linked to the previous one, handlers that register handlers that run at once, and
 /// releasing such chains uncancelled. `make test` runs 10⁵ deep (recursion overflows that stack
 /// near 1,400); `make stress` (`FUTURELIB_STRESS_ITERATIONS` set) runs 10⁶.
-@Suite(.serialized, .timeLimit(.minutes(Stress.minutes(10))))
+@Suite(.serialized, .timeLimit(.minutes(HangLimit.minutes(10))))
 struct CancellationDepthTests {
     static let depth = Stress.override != nil ? Scale.million : Scale.hundredThousand
 

@@ -2,7 +2,7 @@ import Cancellation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct CancellationRequestLinkedTests {
     // MARK: - Cancelled when any source is
 

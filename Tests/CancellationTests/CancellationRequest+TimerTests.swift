@@ -5,7 +5,7 @@ import Testing
 
 /// Blocking waits (`wait(timeout:)`) run on dedicated threads, never on the cooperative pool.
 /// Generous limits (10 s) bound only how long a failure takes to show; nothing asserts on elapsed time.
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct CancellationRequestTimerTests {
     // MARK: - Firing
 

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `wait(timeout:)` blocks, so every call runs on a dedicated thread (see `onDedicatedThread`).
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct CancellationTokenWaitTests {
     // MARK: - wait(timeout:)
 

@@ -7,7 +7,7 @@ import Testing
 /// (Guarantees.md, "Inputs that are not valid"): properties over the whole space of durations,
 /// edges first (``Arbitrary``). Each runs in a child process, so that a trap fails the test
 /// instead of taking the run down.
-@Suite(.timeLimit(.minutes(Stress.minutes(5))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(5))))
 struct DurationPropertyTests {
     /// The child's standard error, where ``require(_:_:)`` says which case failed.
     private func expectSuccess(_ result: ExitTest.Result?) {

@@ -9,7 +9,7 @@ import Testing
 /// of a linked request cancelling, a source being deallocated, a timer firing. Each handler runs at
 /// most once, nothing crashes, and nothing is left on the sources. `make stress` repeats them
 /// (`--filter Race`); run them under `make tsan` and `make asan` after changing lifetimes.
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct LifetimeRaceTests {
     /// The last token and registration of a linked request, dropped by one thread while another
     /// cancels (or deallocates) the source.

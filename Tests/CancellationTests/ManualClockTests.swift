@@ -2,7 +2,7 @@ import Cancellation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct ManualClockTests {
     /// Records, in order, which timer fired and what `now` read inside it.
     final class Firings: Sendable {

@@ -9,7 +9,7 @@ import Testing
 ///
 /// `make stress` runs only these (`--filter Race`) with `FUTURELIB_STRESS_ITERATIONS` raised;
 /// by default cheap races run `Stress.cheap` (10,000) rounds and heavy ones `Stress.heavy` (1,000).
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct RaceTests {
     // MARK: - unregister vs cancel
 

@@ -7,7 +7,7 @@ import Testing
 /// timer or links. Either way a registration behaves as one on the request's own list: it can be
 /// unregistered after the request and its tokens are gone, and it keeps a request with a timer
 /// cancellable while it lives.
-@Suite(.timeLimit(.minutes(Stress.minutes(1))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(1))))
 struct RegistrationStripeTests {
     @Test func `a striped registration still answers once the request and every token are gone`() {
         let deinits = DeinitCounter()

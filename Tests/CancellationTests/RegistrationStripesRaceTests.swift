@@ -6,7 +6,7 @@ import Testing
 /// Races on a token with per-processor stripes (`RegistrationStripes`, forced with
 /// `stripeRegistrations()`): real threads released together each round (see `race`), as in
 /// `RaceTests`. `make stress` runs them with more rounds.
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct RegistrationStripesRaceTests {
     final class StripedRound: Sendable {
         let request = CancellationRequest()

@@ -8,7 +8,7 @@ import Testing
 /// force the stripes with `stripeRegistrations()`, and place handlers in chosen stripes with
 /// `onCancel(inStripe:)`. The guarantees are those of any token: newest first, exactly once, O(1)
 /// unregister, `unregisterAndWait`, and nothing kept once the request can no longer be cancelled.
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct RegistrationStripesTests {
     /// Appends handler numbers in the order they run.
     final class RunOrder: Sendable {

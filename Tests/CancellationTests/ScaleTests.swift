@@ -9,7 +9,7 @@ import Testing
 /// set stays flat, each shape in a process of its own (an exit test): other suites run in parallel
 /// in the test process, and what they allocate would be read as growth. `make test` runs ten
 /// thousand (fewer under a sanitizer) and checks the counts only. Nothing asserts on time.
-@Suite(.serialized, .timeLimit(.minutes(Stress.minutes(10))))
+@Suite(.serialized, .timeLimit(.minutes(HangLimit.minutes(10))))
 struct CancellationScaleTests {
     /// 10⁶ under `make stress`, 10⁴ in `make test`; `Scale` makes both smaller under a sanitizer.
     static let requests = Stress.override == nil ? Scale.tenThousand : Scale.million

@@ -4,7 +4,7 @@ import Testing
 
 /// `TimerClock.sleep(for:)`: a sleep that a `ManualClock` moves, and that resumes from the clock's
 /// timer rather than through Swift's global executor.
-@Suite(.timeLimit(.minutes(Stress.minutes(1))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(1))))
 struct TimerClockSleepTests {
     @Test func `a sleep on a manual clock ends inside the advance that reaches it`() async throws {
         let clock = ManualClock()

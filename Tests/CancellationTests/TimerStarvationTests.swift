@@ -17,7 +17,7 @@ import Testing
 /// releasing, it needed a free cooperative thread to resume, which it got only after libdispatch
 /// had added a thread for every queued blocker, about one a second: the first trivial tests of a
 /// `make test` run then waited about 7 s to start.)
-@Suite(.serialized, .timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.serialized, .timeLimit(.minutes(HangLimit.minutes(3))))
 struct TimerStarvationTests {
     @Test func `a timer fires while user code blocks every thread of the global queue`() async {
         let (blocked, fired) = await onDedicatedThread { () -> (Bool, Bool) in

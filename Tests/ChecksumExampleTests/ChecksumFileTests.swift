@@ -6,7 +6,7 @@ import Testing
 
 /// A library that depends on `Cancellation` only takes a token, stops between chunks, and closes
 /// its file descriptor from the token's handler.
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct ChecksumFileTests {
     /// A temporary file of `size` bytes, deleted by `remove()`.
     struct TemporaryFile {

@@ -11,7 +11,7 @@ import Darwin
 
 /// How a waiter for a spin lock (a future's `RawLock`, a stripe's `SpinLock`) spends its attempts
 /// (`FutureLibConcurrencyHelpers/SpinWait.swift`). Asserted on the policy, not on time.
-@Suite(.timeLimit(.minutes(Stress.minutes(1))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(1))))
 struct SpinWaitTests {
     @Test func `a waiter spins, then yields its processor, then sleeps`() {
         #expect(SpinWait.step(after: 1, realTime: false) == .spin)

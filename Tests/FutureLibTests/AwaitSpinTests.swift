@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The watch of `await future.value()` before it suspends (`Internal/AwaitSpin.swift`).
-@Suite(.timeLimit(.minutes(Stress.minutes(1))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(1))))
 struct AwaitSpinTests {
     // Many tasks awaiting pending futures at once: a watch holds its cooperative thread while the
     // other tasks, ready to run, wait for it, slower than suspending at once (Internals.md has the

@@ -8,7 +8,7 @@ import Testing
 /// blocked one, and a job of a `LimitedExecutionContext` gives up its slot while it blocks. The
 /// waits that would hang without that run in child processes (exit tests), so that a regression
 /// fails the test instead of hanging the run.
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct BlockingWaitTests {
     /// The child's standard error, where ``require(_:_:)`` says which check failed.
     private func expectSuccess(_ result: ExitTest.Result?) {

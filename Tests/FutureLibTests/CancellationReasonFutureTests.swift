@@ -5,7 +5,7 @@ import Testing
 
 /// A token cancelled with a reason still makes futures and streams fail with `CancellationError`:
 /// the reason is read from the token.
-@Suite(.timeLimit(.minutes(Stress.minutes(1))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(1))))
 struct CancellationReasonFutureTests {
     struct ShuttingDown: Error {}
 

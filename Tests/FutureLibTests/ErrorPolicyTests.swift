@@ -5,7 +5,7 @@ import Testing
 /// `policy:` on `recover`, `recoverWith`, `mapError` and `onFailure`: a source that failed with
 /// `CancellationError` passes it on by default and is handled with `.allErrors`; the handler's own
 /// token keeps its meaning whatever the policy.
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct ErrorPolicyTests {
     static let policies: [ErrorPolicy] = [.allErrorsExceptCancellation, .allErrors]
 

@@ -3,7 +3,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct LimitedExecutionContextTests {
     /// Jobs that block until released, and record when they start and how many run at once.
     final class Jobs: Sendable {

@@ -3,7 +3,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct ExecutionContextTests {
     @Test func `.synchronous runs work on the calling thread before execute returns`() {
         let thread = ThreadID.current

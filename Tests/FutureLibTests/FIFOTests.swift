@@ -2,7 +2,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(Stress.minutes(1))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(1))))
 struct FIFOTests {
     @Test func `pops in append order across wrap-around and growth`() {
         var queue = FIFO<Int>()

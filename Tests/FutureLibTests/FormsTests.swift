@@ -5,7 +5,7 @@ import Testing
 
 /// The forms (async closures, `on: .mainActor`) checked across every combinator family at once. A test
 /// of one family's form lives in that family's file, in a nested suite per form (`FutureMapTests.OnActor`).
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FormsTests {}
 
 extension FormsTests {

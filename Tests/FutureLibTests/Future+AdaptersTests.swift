@@ -34,7 +34,7 @@ private final class LegacyClient: Sendable {
     }
 }
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureAdaptersTests {
     private let client = LegacyClient()
 

@@ -3,7 +3,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureAsyncTests {
     @Test func `value() async suspends until the future is fulfilled`() async throws {
         let promise = Promise<Int>()
@@ -156,7 +156,7 @@ struct FutureAsyncTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureWaiterCancellationTests {
     @Test
     func `a waiter's task cancellation racing completion resumes it exactly once, with the value or CancellationError`()

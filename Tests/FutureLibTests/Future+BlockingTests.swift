@@ -9,7 +9,7 @@ import Testing
 /// `Serialized` suite is the one place whose tests block one at a time; `OnTheCooperativePool`
 /// deliberately blocks from many tests in parallel (Swift Testing runs synchronous tests on the
 /// cooperative pool), which is exactly what must not starve the library.
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureBlockingTests {
     @Suite(.serialized)
     struct Serialized {
@@ -268,7 +268,7 @@ struct FutureBlockingTests {
 }
 
 /// The blocking `value()` that would deadlock on the main queue its completion needs.
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureDeadlockDetectionTests {
     /// Runs `body` on `queue` and suspends (without blocking a thread) until it returned.
     private func on<T: Sendable>(_ queue: DispatchQueue, _ body: @escaping @Sendable () -> T) async -> T {

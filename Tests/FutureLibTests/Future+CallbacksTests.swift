@@ -3,7 +3,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureCallbacksTests {
     enum Kind: String, CaseIterable, Sendable {
         case onComplete, onSuccess, onFailure

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `debugDescription` of futures, promises and streams.
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureDebugDescriptionTests {
     @Test func `a pending future shows its promise's creation site and how many continuations wait`() {
         let line = #line + 1

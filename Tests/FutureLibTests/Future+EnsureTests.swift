@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `ensure`: cleanup that runs exactly once, on its context, on every outcome.
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureEnsureTests {
     /// A serial queue that can tell whether the calling code runs on it.
     private static func markedQueue() -> (DispatchQueue, @Sendable () -> Bool) {

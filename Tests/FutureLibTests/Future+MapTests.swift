@@ -6,7 +6,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureMapTests {
     @Test("map transforms a success; a failure passes through without calling the closure")
     func mapTransformsSuccessAndPassesFailure() async throws {

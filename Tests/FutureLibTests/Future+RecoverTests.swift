@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `recover` and `recoverWith` in their forms (the context and `policy:` forms are in ErrorPolicyTests).
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureRecoverTests {}
 
 extension FutureRecoverTests {

@@ -31,7 +31,7 @@ final class FlakyOperation: Sendable {
     }
 }
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureRetryTests {
     @Test func `retry runs the operation until it succeeds, at most maxAttempts times`() async throws {
         let flaky = FlakyOperation(failures: 2)

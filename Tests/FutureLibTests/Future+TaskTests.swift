@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `Future(task, cancellationToken:)`: from a Swift task to a future.
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureTaskTests {
     @Test func `a future from a task completes with the task's value or error`() async throws {
         #expect(try await Future(Task { () async throws -> Int in 4 }).value() == 4)

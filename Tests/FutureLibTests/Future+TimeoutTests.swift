@@ -2,7 +2,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureTimeoutTests {
     @Test("timeout(after:) fails with FutureError.timeout when the source is still pending; the source is untouched")
     func timeoutFires() async throws {

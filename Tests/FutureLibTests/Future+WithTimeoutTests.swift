@@ -2,7 +2,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureWithTimeoutTests {
     @Test func `withTimeout cancels the work's token at the deadline and fails with FutureError.timeout at once`() async
     {

@@ -6,7 +6,7 @@ import Testing
 ///
 /// The hook is process-wide and other suites drop promises while this one runs, so the test counts
 /// only the reports of promises created in this file.
-@Suite(.serialized, .timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.serialized, .timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureDiagnosticsTests {
     @Test func `the broken-promise hook fires once per broken promise and never for resolved ones`() {
         let reports = Locked<[FutureDiagnostics.BrokenPromise]>([])

@@ -2,7 +2,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureErrorTests {
     @Test func `the broken-promise error names the file and line that created the promise`() async {
         let line = #line + 1

@@ -3,7 +3,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureStreamAdaptersTests {
     /// A callback API that reports several times: the kind `FutureStream(capacity:method:)` wraps.
     final class Sensor: Sendable {

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The stream continuations' async and actor forms (the synchronous ones are in FutureStreamTests).
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureStreamCallbacksTests {
     @Test func `async continuations get every result one call at a time, in order, then the end`() async {
         let promise = StreamPromise<Int>(capacity: 0)

@@ -3,7 +3,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureStreamFirstTests {
     @Test func `completes with the first value and ignores the later ones`() async throws {
         let promise = StreamPromise<Int>()
@@ -115,7 +115,7 @@ struct FutureStreamFirstTests {
 }
 
 /// `first()` racing the stream's first value and its token, from other threads.
-@Suite(.serialized, .timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.serialized, .timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureStreamFirstRaceTests {
     final class Round: Sendable {
         let promise = StreamPromise<Int>(capacity: 0)

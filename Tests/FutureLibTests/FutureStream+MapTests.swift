@@ -3,7 +3,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureStreamMapTests {
     /// A finished stream of `values` (and `TestFailure(code: 9)` after the value 9 if asked).
     static func stream(_ values: [Int], failingAfterNine: Bool = false) -> FutureStream<Int> {

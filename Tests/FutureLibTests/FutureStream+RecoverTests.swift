@@ -2,7 +2,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureStreamRecoverTests {
     /// A stream of `results` that has finished.
     static func finished(_ results: [Result<Int, any Error>]) -> FutureStream<Int> {

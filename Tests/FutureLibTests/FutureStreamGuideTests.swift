@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The examples of Documentation/Streams.md, so that they compile and do what the guide says.
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureStreamGuideTests {
     enum SensorError: Error {
         case unavailable

@@ -8,7 +8,7 @@ import Testing
 ///
 /// Serialized: each race spins dedicated threads on a barrier, and several at once would
 /// oversubscribe the cores and starve the rest of the test run.
-@Suite(.serialized, .timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.serialized, .timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureStreamRaceTests {
     static let producers = 3
     static let valuesPerProducer = 10

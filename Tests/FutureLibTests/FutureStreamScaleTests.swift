@@ -6,7 +6,7 @@ import Testing
 /// one broadcast stream: each leaves in O(1) by construction (the subscriber knows its slot,
 /// `Slots`; `CallgrindDriver stream-unsubscribe-<N>` measures it), and the ones left still get
 /// every value, once, in registration order. Nothing asserts on time.
-@Suite(.serialized, .timeLimit(.minutes(Stress.minutes(5))))
+@Suite(.serialized, .timeLimit(.minutes(HangLimit.minutes(5))))
 struct FutureStreamScaleTests {
     /// 10⁵ subscribers under `make stress`, a tenth of it in `make test`.
     static let subscribers = Stress.override == nil ? Scale.hundredThousand / 10 : Scale.hundredThousand

@@ -3,7 +3,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct FutureStreamTests {
     @Test func `a result evicted from the replay buffer is released outside the stream's lock`() {
         // Its `deinit` reads the stream (its lock): released inside the lock, a deadlock. Release

@@ -422,7 +422,7 @@ import Testing
     /// A task closure (or elements) holding the promise behind a task still pending: the traversal
     /// must let go of them once they are not needed, or that promise is kept by its own future's
     /// continuation and never breaks.
-    @Test(.timeLimit(.minutes(Stress.minutes(1))), arguments: [nil, 1] as [Int?])
+    @Test(.timeLimit(.minutes(HangLimit.minutes(1))), arguments: [nil, 1] as [Int?])
     func `a failed traverse lets go of its closure and elements, so a promise they hold can break`(
         maxConcurrency: Int?
     ) async {

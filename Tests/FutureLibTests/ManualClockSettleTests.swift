@@ -6,7 +6,7 @@ import Testing
 /// `await ManualClock.advance(by:)`: code under test keeps its default `on:` (`.default`), and one
 /// call drives it to the end, because the clock waits for FutureLib's contexts to be idle between
 /// timers. No test here passes `on: .synchronous` to the code under test.
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct ManualClockSettleTests {
     @Test func `withTimeout on the default context: work that answers in time wins`() async {
         let clock = ManualClock()
@@ -127,7 +127,7 @@ struct ManualClockSettleTests {
 
 /// Ten thousand retries, each a round trip between the test's task and FutureLib's pool: seconds
 /// on a loaded machine, more under the sanitizers, so a time limit of its own.
-@Suite(.timeLimit(.minutes(Stress.minutes(10))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(10))))
 struct ManualClockSettleScaleTests {
     @Test func `one await advance drives 10^4 retries with backoff, attempts on .default`() async {
         let clock = ManualClock()
@@ -151,7 +151,7 @@ struct ManualClockSettleScaleTests {
 
 /// The scenarios above, repeated (`make stress` raises the count): the outcome never depends on
 /// which pool thread runs what when.
-@Suite(.serialized, .timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.serialized, .timeLimit(.minutes(HangLimit.minutes(3))))
 struct ManualClockSettleRaceTests {
     /// Each round hops between the test's task, the pool and the main queue several times: 100
     /// rounds in `make test`, `Stress.heavy` (10^4) in `make stress`.

@@ -7,7 +7,7 @@ import Testing
 /// failure that names the argument. Misuse already covered elsewhere (resolving twice,
 /// unregistering twice, cancelling twice, handlers that register/unregister/cancel) is listed in
 /// `Documentation/Guarantees.md`.
-@Suite(.timeLimit(.minutes(Stress.minutes(3)))) struct MisuseTests {
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3)))) struct MisuseTests {
     // MARK: - Resolving and cancelling from inside continuations and handlers
 
     @Test func `a continuation that resolves its own promise again is ignored and runs once`() {

@@ -9,7 +9,7 @@ import Testing
 /// `make test` runs a fixed set of seeds; `make stress` runs 10,000 (`FUTURELIB_MODEL_SEEDS`).
 /// A failure prints its seed and operations; replay it with
 /// `FUTURELIB_MODEL_SEED=1234 swift test --filter Model`.
-@Suite(.serialized, .timeLimit(.minutes(Stress.minutes(30))))
+@Suite(.serialized, .timeLimit(.minutes(HangLimit.minutes(30))))
 struct ModelTests {
     static let defaultSeeds = Sanitizer.isActive ? 100 : 500
 

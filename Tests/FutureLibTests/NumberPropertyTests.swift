@@ -8,7 +8,7 @@ import Testing
 /// `Duration`, counts and capacities at their extremes. Properties over the whole space, edges
 /// first (``Arbitrary``); each runs in a child process, so that a trap or a loop that never ends
 /// fails the test instead of taking the run down.
-@Suite(.timeLimit(.minutes(Stress.minutes(5))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(5))))
 struct NumberPropertyTests {
     /// The child's standard error, where ``require(_:_:)`` says which case failed.
     private func expectSuccess(_ result: ExitTest.Result?) {

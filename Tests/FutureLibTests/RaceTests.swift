@@ -9,7 +9,7 @@ import Testing
 ///
 /// Serialized: each race spins two or three dedicated threads on a barrier, and several at once
 /// would oversubscribe the cores and starve the rest of the test run.
-@Suite(.serialized, .timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.serialized, .timeLimit(.minutes(HangLimit.minutes(3))))
 struct RaceTests {
     /// What one continuation saw: how often it ran, and whether with a value or with a cancellation.
     final class Round: Sendable {

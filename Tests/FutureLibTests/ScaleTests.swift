@@ -9,7 +9,7 @@ import Testing
 ///
 /// The million-link `map` and `flatMap` chains are in `Future+MapTests.swift`, the
 /// million-future completion chains in `FutureTests.swift`.
-@Suite(.serialized, .timeLimit(.minutes(Stress.minutes(5))))
+@Suite(.serialized, .timeLimit(.minutes(HangLimit.minutes(5))))
 struct ScaleTests {
     /// The timer tests' size: 10⁵ under `make stress`, a tenth of it in `make test`. A hundred
     /// thousand timers firing at once queue ahead of every other timer in the process for

@@ -6,7 +6,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct SequenceFuturesTests {
     // MARK: - traverse
 

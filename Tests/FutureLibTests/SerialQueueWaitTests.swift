@@ -8,7 +8,7 @@ import Testing
 /// queue other than the main queue runs the FutureLib work queued on that queue while it waits,
 /// so a serial queue blocked by the waiter still gets through the work the wait needs. Each case
 /// runs in a child process (an exit test), so that a regression fails instead of hanging the run.
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct SerialQueueWaitTests {
     /// The child's standard error, where ``require(_:_:)`` says which check failed.
     private func expectSuccess(_ result: ExitTest.Result?) {

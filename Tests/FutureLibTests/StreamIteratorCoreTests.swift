@@ -6,7 +6,7 @@ import Testing
 /// takes everything buffered in one trip through the lock and serves it from a batch of its own.
 /// These tests pin what that batch must not change: order, exactly once, the end after the last
 /// value, errors, and a cancelled task or a dropped iterator ending the loop at once.
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct StreamIteratorCoreTests {
     // MARK: - Order and exactly once
 

@@ -5,7 +5,7 @@ import Testing
 
 /// The pool behind `.default` and `Future { async … }` (`Internal/WorkerPool.swift`), seen through
 /// `.default`: its wake-ups (one signal per burst, passed on by the woken thread) lose no job.
-@Suite(.timeLimit(.minutes(Stress.minutes(3))))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct WorkerPoolTests {
     @Test func `a burst from several threads runs every job exactly once`() async {
         let threads = 4
@@ -27,7 +27,7 @@ struct WorkerPoolTests {
 
     // A lost wake-up would leave the job queued until a sleeping thread's 5-second timeout: 20
     // rounds of that overrun the time limit, so the limit is the hang guard here.
-    @Test(.timeLimit(.minutes(Stress.minutes(1))))
+    @Test(.timeLimit(.minutes(HangLimit.minutes(1))))
     func `a job submitted after every thread went to sleep runs`() async {
         for _ in 0..<20 {
             let ran = Signal()
@@ -44,7 +44,7 @@ struct WorkerPoolTests {
     // just after its spin ran out, just after a burst (no spin), or long after (every thread
     // asleep). Each lost wake-up costs a sleeping thread's 5-second timeout, and a few of them
     // overrun the time limit (ten minutes when `FUTURELIB_STRESS_ITERATIONS` raises the rounds).
-    @Test(.timeLimit(.minutes(Stress.minutes(1))))
+    @Test(.timeLimit(.minutes(HangLimit.minutes(1))))
     func `jobs submitted one at a time, at every distance from the last, each run`() async {
         let pauses: [Duration] = [.zero, .microseconds(5), .microseconds(15), .microseconds(30), .microseconds(200)]
         let rounds = max(Stress.cheap / 5, 500)
@@ -65,7 +65,7 @@ struct WorkerPoolTests {
 
     // Bursts from outside and from the pool's own threads (a job that queues two more) after the
     // pool went idle: the one wake-up in flight must fan out to every job.
-    @Test(.timeLimit(.minutes(Stress.minutes(1))))
+    @Test(.timeLimit(.minutes(HangLimit.minutes(1))))
     func `bursts from outside and from inside the pool after it went idle all run`() async {
         let rounds = max(Stress.heavy / 5, 100)
         let submitters = 3

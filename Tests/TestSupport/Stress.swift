@@ -16,11 +16,6 @@ package enum Stress {
 
     /// Iterations for a heavy race (many handlers or threads per round): a tenth of `cheap`.
     package static var heavy: Int { max(override.map { $0 / 10 } ?? 1_000, 100) }
-
-    /// A suite's time limit in minutes: `minutes`, or ten times as many under `make stress`,
-    /// whose iteration counts and sizes are ten to a hundred times those of `make test`.
-    /// Used as `@Suite(.timeLimit(.minutes(Stress.minutes(3))))`.
-    package static func minutes(_ minutes: Int) -> Int { override == nil ? minutes : minutes * 10 }
 }
 
 /// Runs `iterations` rounds of a race between `actions.count` dedicated threads.
@@ -86,4 +81,15 @@ package enum Sanitizer {
         guard let process = dlopen(nil, RTLD_NOW) else { return false }
         return dlsym(process, "__tsan_init") != nil || dlsym(process, "__asan_init") != nil
     }()
+}
+
+/// Minutes for a suite's `.timeLimit`, which guards against a hang and never measures a time.
+///
+/// `minutes` is what the suite needs on a quiet machine, with room to spare. The limit is four
+/// times that, because a test's time also counts its wait for ``HeavyGate`` behind every other
+/// suite's heavy work, which a loaded 2-core machine stretches far more than the test itself;
+/// and forty times under `make stress`, whose iteration counts and sizes are ten to a hundred
+/// times those of `make test`. Used as `@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))`.
+package enum HangLimit {
+    package static func minutes(_ minutes: Int) -> Int { minutes * (Stress.override == nil ? 4 : 40) }
 }

@@ -58,14 +58,17 @@ enum Callback<Value: Sendable>: Sendable {
 /// A callback that a token can remove before the future completes, with the one registration
 /// on that token.
 ///
-/// The future keeps the box in its continuation; the token's handler holds the future and the box
-/// and finds the continuation by the box's identity. The box holds no future: the handler's
-/// hold is what keeps a pending future that nobody else holds (and so its chain) alive while the
-/// token can still fire, and no longer. Released without running (the token's request was
-/// deallocated uncancelled, with no timer or link left to cancel it), the handler lets go of the
-/// future, which is then released with its continuations, the box among them: no cycle
-/// future → continuation → box → future outlives what can observe it. The registration lives
-/// until the callback has run (``Callback/invoke(with:)`` gives it up) or the token fires.
+/// The future keeps the box in its continuation; the box is also the token's handler (its closure
+/// captures the box alone, which then serves as the closure's context: no allocation), and finds
+/// the continuation by its own identity. While it is registered, the box holds the future in
+/// `source`: that hold is what keeps a pending future that nobody else holds (and so its chain)
+/// alive while the token can still fire, and no longer. The cycle future → continuation → box →
+/// future is broken when the handler is called: by the token, which removes the continuation; or,
+/// once the token can no longer fire (its request deallocated uncancelled, with no timer or link
+/// left to cancel it), by the token releasing it unrun, which calls it once more
+/// (``CancellationToken/onCancelOrRelease(_:)``): the box then lets go of `source`, and the future is
+/// released with its continuations, the box among them. The registration lives until the callback
+/// has run (``Callback/invoke(with:)`` gives it up) or the token fires.
 ///
 /// Two owners use it:
 /// - a continuation (`onComplete`, `onSuccess`, `onFailure`): removed by the token, it is called
@@ -79,6 +82,9 @@ final class CancellableCallback<Value: Sendable>: @unchecked Sendable {
     // the registering thread before it stores the continuation under the future's lock, and read
     // only by whoever runs the callback, which got it from the state under that lock (or on the
     // registering thread itself). `slot` is read and written only under the future's lock.
+    // `source` and `token` are written by the registering thread before the registration (the
+    // token's lock orders the writes before any call of the handler), then read, and `source`
+    // cleared, only by the handler, which the token calls once.
     @usableFromInline let callback: Callback<Value>
     /// For a combinator: fails its derived future with `CancellationError`. Nil for a continuation.
     @usableFromInline let failDerived: (@Sendable () -> Void)?
@@ -87,6 +93,10 @@ final class CancellableCallback<Value: Sendable>: @unchecked Sendable {
     /// ``ContinuationSlots`` or in a queued array (0, where a first continuation is, until it is
     /// stored after others). A stale slot is harmless: removal checks the continuation there.
     @usableFromInline var slot = 0
+    /// The future whose continuation this is, while the box is registered on `token`.
+    @usableFromInline var source: Future<Value>?
+    /// The token the box is registered on.
+    @usableFromInline var token = CancellationToken.none
 
     @inlinable
     init(_ callback: Callback<Value>, failDerived: (@Sendable () -> Void)? = nil) {
@@ -94,7 +104,16 @@ final class CancellableCallback<Value: Sendable>: @unchecked Sendable {
         self.failDerived = failDerived
     }
 
-    /// The token's handler (and the registering thread's check after storing the continuation):
+    /// The token's handler (``Future/register(_:target:cancellationToken:)``): called once, when
+    /// the token fires (it then cancels), or when the token releases it unrun (cancellation not
+    /// requested: it only lets go of `source`). The future is released here, outside every lock.
+    @inlinable
+    func tokenHandlerCalled() {
+        guard let source = source.take(), token.isCancellationRequested else { return }
+        cancel(removingFrom: source)
+    }
+
+    /// Fires for the token's handler (and the registering thread's check after storing the continuation):
     /// fails the derived future, or removes the continuation from `future`, which then gets
     /// `CancellationError`. Removal happens under the future's lock, so of two callers exactly one
     /// removes it.

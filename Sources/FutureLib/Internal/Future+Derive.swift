@@ -129,10 +129,15 @@ extension Future {
         target: ContinuationTarget,
         cancellationToken: CancellationToken
     ) {
-        // The handler holds this future, not the box: a pending future that nobody else holds is
-        // kept while the token can fire, and released with its chain once the handler is released
-        // unrun (see ``CancellableCallback``).
-        cancellable.registration = cancellationToken.onCancel { [self] in cancellable.cancel(removingFrom: self) }
+        // The box is the handler and holds this future while registered: a pending future that
+        // nobody else holds is kept while the token can fire, and released with its chain once the
+        // handler is released unrun (see ``CancellableCallback``). The closure captures the box
+        // alone, which then serves as its context: no allocation (AllocationCheck `map-with-token`).
+        cancellable.source = self
+        cancellable.token = cancellationToken
+        cancellable.registration = cancellationToken.onCancelOrRelease { [cancellable] in
+            cancellable.tokenHandlerCalled()
+        }
         add(target: target, callback: .cancellable(cancellable))
         if cancellationToken.isCancellationRequested { cancellable.cancel(removingFrom: self) }
     }

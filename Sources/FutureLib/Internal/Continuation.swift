@@ -12,7 +12,7 @@ enum Callback<Value: Sendable>: Sendable {
     @inlinable
     func invoke(with result: Result<Value, any Error>) {
         if case .cancellable(let cancellable) = self {
-            cancellable.callback.invokeClosure(with: result)
+            cancellable.run(with: result)
             cancellable.registration?.unregister()
         } else {
             invokeClosure(with: result)
@@ -76,8 +76,12 @@ enum Callback<Value: Sendable>: Sendable {
 /// - a combinator's derived future (`map`, `flatMap`, …, see ``Future/derive(on:cancellationToken:_:)``):
 ///   the token fails the derived future with `CancellationError` at once, on the cancelling
 ///   thread, and the removed callback is released without running anything on its context.
+///
+/// Not final: `map` and `flatMap` with a token use a subclass that stores their closure and
+/// derived future itself (``MapCallback``, ``FlatMapCallback``), so that the box is also the
+/// callback's context.
 @usableFromInline
-final class CancellableCallback<Value: Sendable>: @unchecked Sendable {
+class CancellableCallback<Value: Sendable>: @unchecked Sendable {
     // Sendable: `callback` and `failDerived` are constants. `registration` is written once, by
     // the registering thread before it stores the continuation under the future's lock, and read
     // only by whoever runs the callback, which got it from the state under that lock (or on the
@@ -85,18 +89,19 @@ final class CancellableCallback<Value: Sendable>: @unchecked Sendable {
     // `source` and `token` are written by the registering thread before the registration (the
     // token's lock orders the writes before any call of the handler), then read, and `source`
     // cleared, only by the handler, which the token calls once.
-    @usableFromInline let callback: Callback<Value>
+    @usableFromInline final let callback: Callback<Value>
     /// For a combinator: fails its derived future with `CancellationError`. Nil for a continuation.
-    @usableFromInline let failDerived: (@Sendable () -> Void)?
-    @usableFromInline var registration: CancellationRegistration?
+    @usableFromInline final let failDerived: (@Sendable () -> Void)?
+    @usableFromInline final var registration: CancellationRegistration?
     /// Where the future keeps the continuation, so that removing it needs no scan: its index in
     /// ``ContinuationSlots`` or in a queued array (0, where a first continuation is, until it is
     /// stored after others). A stale slot is harmless: removal checks the continuation there.
-    @usableFromInline var slot = 0
+    @usableFromInline final var slot = 0
     /// The future whose continuation this is, while the box is registered on `token`.
-    @usableFromInline var source: Future<Value>?
-    /// The token the box is registered on.
-    @usableFromInline var token = CancellationToken.none
+    @usableFromInline final var source: Future<Value>?
+    /// The token the box is registered on (for ``MapCallback`` and ``FlatMapCallback``: their
+    /// combinator's token, also when nothing is registered).
+    @usableFromInline final var token = CancellationToken.none
 
     @inlinable
     init(_ callback: Callback<Value>, failDerived: (@Sendable () -> Void)? = nil) {
@@ -107,8 +112,15 @@ final class CancellableCallback<Value: Sendable>: @unchecked Sendable {
     /// The token's handler (``Future/register(_:target:cancellationToken:)``): called once, when
     /// the token fires (it then cancels), or when the token releases it unrun (cancellation not
     /// requested: it only lets go of `source`). The future is released here, outside every lock.
+    /// Runs the callback with the result: ``Callback/invokeClosure(with:)``, or what a subclass
+    /// does instead.
     @inlinable
-    func tokenHandlerCalled() {
+    func run(with result: Result<Value, any Error>) {
+        callback.invokeClosure(with: result)
+    }
+
+    @inlinable
+    final func tokenHandlerCalled() {
         guard let source = source.take(), token.isCancellationRequested else { return }
         cancel(removingFrom: source)
     }
@@ -118,7 +130,7 @@ final class CancellableCallback<Value: Sendable>: @unchecked Sendable {
     /// `CancellationError`. Removal happens under the future's lock, so of two callers exactly one
     /// removes it.
     @inlinable
-    func cancel(removingFrom future: Future<Value>) {
+    final func cancel(removingFrom future: Future<Value>) {
         failDerived?()
         guard let removed = future.withState({ $0.remove(self) }) else { return }
         if failDerived == nil { future.cancelled(removed) }
@@ -237,8 +249,56 @@ struct Continuation<Value: Sendable>: Sendable {
         case .error(_, let body):
             if case .failure(let error) = result { body(error) }
         case .cancellable(_, let cancellable):
-            cancellable.callback.invokeClosure(with: result)
+            cancellable.run(with: result)
             cancellable.registration?.unregister()
+        }
+    }
+}
+
+/// The box of a `map` with a token: stores the transform and the derived future itself, so that
+/// one object is the continuation's callback, its token handler and the closure's context.
+@usableFromInline
+final class MapCallback<Value: Sendable, U: Sendable>: CancellableCallback<Value>, @unchecked Sendable {
+    // Sendable: `transform` and `derived` are constants; the rest as ``CancellableCallback`` says.
+    @usableFromInline let transform: @Sendable (Value) throws -> U
+    @usableFromInline let derived: Future<U>
+
+    @inlinable
+    init(_ transform: @escaping @Sendable (Value) throws -> U, derived: Future<U>) {
+        self.transform = transform
+        self.derived = derived
+        // Neither closure allocates: the first captures nothing, the second `derived` alone.
+        super.init(.result { _ in }, failDerived: { derived.complete(with: .failure(CancellationError())) })
+    }
+
+    @inlinable
+    override func run(with result: Result<Value, any Error>) {
+        if derived.failIfCancelled(token) { return }  // the token won meanwhile
+        derived.complete(with: Result { try transform(result.get()) })
+    }
+}
+
+/// The box of a `flatMap` with a token, as ``MapCallback`` is `map`'s.
+@usableFromInline
+final class FlatMapCallback<Value: Sendable, U: Sendable>: CancellableCallback<Value>, @unchecked Sendable {
+    // Sendable: `transform` and `derived` are constants; the rest as ``CancellableCallback`` says.
+    @usableFromInline let transform: @Sendable (Value) throws -> Future<U>
+    @usableFromInline let derived: Future<U>
+
+    @inlinable
+    init(_ transform: @escaping @Sendable (Value) throws -> Future<U>, derived: Future<U>) {
+        self.transform = transform
+        self.derived = derived
+        super.init(.result { _ in }, failDerived: { derived.complete(with: .failure(CancellationError())) })
+    }
+
+    @inlinable
+    override func run(with result: Result<Value, any Error>) {
+        if derived.failIfCancelled(token) { return }  // the token won meanwhile
+        do {
+            derived.complete(with: try transform(result.get()), cancellationToken: token)
+        } catch {
+            derived.complete(with: .failure(error))
         }
     }
 }

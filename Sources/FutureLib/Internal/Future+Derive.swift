@@ -79,6 +79,35 @@ extension Future {
         return derived
     }
 
+    /// ``derive(on:cancellationToken:_:)`` for a combinator whose box stores its closure and the
+    /// derived future itself (``MapCallback``, ``FlatMapCallback``), with a token that can fire:
+    /// the box is then the callback, its context and the token's handler, one allocation beside
+    /// the derived future (AllocationCheck `map-with-token`).
+    @inlinable
+    func derive<U>(
+        on context: some ExecutionContext,
+        cancellationToken: CancellationToken,
+        box makeBox: (Future<U>) -> CancellableCallback<Value>
+    ) -> Future<U> {
+        let target = ContinuationTarget(context)
+        let derived: Future<U>
+        if case .queue(let queue) = target {
+            derived = Future<U>(completedOn: queue)
+        } else {
+            derived = Future<U>()
+        }
+        if derived.failIfCancelled(cancellationToken) { return derived }
+        let box = makeBox(derived)
+        box.token = cancellationToken  // before the box is stored: read by whoever runs it
+        // As in ``derive(_:target:cancellationToken:_:)``: inline on a completed source, no registration.
+        guard !isCompleted || !target.isSynchronous else {
+            add(target: target, callback: .cancellable(box))
+            return derived
+        }
+        register(box, target: target, cancellationToken: cancellationToken)
+        return derived
+    }
+
     /// Completes this future with the result of `inner` (a `flatMap` or `recoverWith` result);
     /// stops waiting for `inner` when the token is cancelled.
     @inlinable

@@ -25,7 +25,7 @@ extension Future {
         _ transform: @escaping @Sendable (Value) throws -> U
     ) -> Future<U> {
         guard cancellationToken.canBeCancelled else {
-            return derive(on: context, cancellationToken: cancellationToken) { result, derived in
+            return deriveWithoutToken(on: context) { result, derived in
                 derived.complete(with: Result { try transform(result.get()) })
             }
         }
@@ -57,7 +57,7 @@ extension Future {
         _ transform: @escaping @Sendable (Value) throws -> Future<U>
     ) -> Future<U> {
         guard cancellationToken.canBeCancelled else {
-            return derive(on: context, cancellationToken: cancellationToken) { result, derived in
+            return deriveWithoutToken(on: context) { result, derived in
                 do {
                     derived.complete(with: try transform(result.get()), cancellationToken: cancellationToken)
                 } catch {
@@ -65,7 +65,11 @@ extension Future {
                 }
             }
         }
-        return derive(on: context, cancellationToken: cancellationToken, box: { FlatMapCallback(transform, derived: $0) })
+        return derive(
+            on: context,
+            cancellationToken: cancellationToken,
+            box: { FlatMapCallback(transform, derived: $0) }
+        )
     }
 
     /// Keeps the value only if it satisfies `isIncluded`; otherwise fails with ``FutureError/noSuchElement``.

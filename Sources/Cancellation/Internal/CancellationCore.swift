@@ -125,7 +125,11 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
 
     /// `register` when cancellation was requested (run the handler now) or the request has stripes.
     @inline(never)
-    private func register(_ handler: @escaping Handler, flags: UInt, notifiesOnRelease: Bool) -> CancellationRegistration {
+    private func register(
+        _ handler: @escaping Handler,
+        flags: UInt,
+        notifiesOnRelease: Bool
+    ) -> CancellationRegistration {
         if flags & Self.requestedBit != 0 { return Self.runNow(handler) }
         return registerInStripe(
             handler,

@@ -127,6 +127,23 @@ public struct CancellationToken: Sendable, Hashable {
         core?.register(handler) ?? .inert
     }
 
+    /// ``onCancel(_:)`` whose handler is also called when it is released without having run: once in
+    /// all, so that it can let go of what it keeps alive while the token can fire.
+    ///
+    /// For FutureLib's continuations, whose handler is their own box: the box holds the future it
+    /// waits on while it is registered, and must let go of it when the token can no longer fire.
+    /// A handler called with ``isCancellationRequested`` false was released unrun: when its request
+    /// could no longer be cancelled (at once, on ``none``), outside every lock. Not for a handler
+    /// that is unregistered: its owner knows.
+    @usableFromInline
+    package func onCancelOrRelease(_ handler: @escaping @Sendable () -> Void) -> CancellationRegistration {
+        guard let core else {
+            handler()
+            return .inert
+        }
+        return core.register(handler, notifiesOnRelease: true)
+    }
+
     /// Throws `CancellationError` when cancellation has been requested.
     ///
     /// ```swift

@@ -24,9 +24,12 @@ extension Future {
         cancellationToken: CancellationToken = .none,
         _ transform: @escaping @Sendable (Value) throws -> U
     ) -> Future<U> {
-        derive(on: context, cancellationToken: cancellationToken) { result, derived in
-            derived.complete(with: Result { try transform(result.get()) })
+        guard cancellationToken.canBeCancelled else {
+            return deriveWithoutToken(on: context) { result, derived in
+                derived.complete(with: Result { try transform(result.get()) })
+            }
         }
+        return derive(on: context, cancellationToken: cancellationToken, box: { MapCallback(transform, derived: $0) })
     }
 
     /// Continues with the future that `transform` returns for the value.
@@ -53,13 +56,20 @@ extension Future {
         cancellationToken: CancellationToken = .none,
         _ transform: @escaping @Sendable (Value) throws -> Future<U>
     ) -> Future<U> {
-        derive(on: context, cancellationToken: cancellationToken) { result, derived in
-            do {
-                derived.complete(with: try transform(result.get()), cancellationToken: cancellationToken)
-            } catch {
-                derived.complete(with: .failure(error))
+        guard cancellationToken.canBeCancelled else {
+            return deriveWithoutToken(on: context) { result, derived in
+                do {
+                    derived.complete(with: try transform(result.get()), cancellationToken: cancellationToken)
+                } catch {
+                    derived.complete(with: .failure(error))
+                }
             }
         }
+        return derive(
+            on: context,
+            cancellationToken: cancellationToken,
+            box: { FlatMapCallback(transform, derived: $0) }
+        )
     }
 
     /// Keeps the value only if it satisfies `isIncluded`; otherwise fails with ``FutureError/noSuchElement``.

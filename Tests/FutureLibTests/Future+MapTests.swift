@@ -378,4 +378,42 @@ extension FutureMapTests {
             #expect(await eventually { counter.deallocated == 1 })
         }
     }
+
+    // MARK: - A token's box (MapCallback, FlatMapCallback)
+
+    @Test func `a flatMap with a token on a completed future still waits for its inner future with that token`() {
+        let request = CancellationRequest()
+        let inner = Promise<Int>()
+        let derived = Future(value: 1).flatMap(on: .synchronous, cancellationToken: request.token) { _ in inner.future }
+        #expect(!derived.isCompleted)
+        request.cancel()
+        #expect(isCancellation(derived.result))
+        inner.fulfill(2)
+        #expect(isCancellation(derived.result))
+    }
+
+    @Test func `maps and flatMaps with a striped token on futures that never complete go with their request`() {
+        let counter = DeinitCounter()
+        var requests = (0..<100).map { _ in CancellationRequest() }
+        for request in requests { #expect(request.token.stripeRegistrations()) }
+        var held: [Future<Int>] = []
+        for (index, request) in requests.enumerated() {
+            let source = Future<Int>(on: LifetimeTests.DroppingContext()) { 0 }
+            let tracked = (counter.make(), counter.make())
+            let mapped = source.map(on: .synchronous, cancellationToken: request.token) { value in
+                tracked.0.touch()
+                return value
+            }
+            _ = mapped.flatMap(on: .synchronous, cancellationToken: request.token) { value in
+                tracked.1.touch()
+                return Future(value: value)
+            }
+            if index.isMultiple(of: 2) { held.append(source) }
+        }
+        #expect(counter.deallocated == 0)  // each token can still fire
+        requests.removeAll()  // uncancelled: the chains on sources nothing else holds go
+        #expect(counter.deallocated == 100)
+        held.removeAll()  // the others stayed on their sources, which could still complete
+        #expect(counter.deallocated == 200)
+    }
 }

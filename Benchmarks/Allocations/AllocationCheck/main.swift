@@ -78,6 +78,20 @@ let scenarios: [Scenario] = [
         }
     },
     Scenario(
+        key: "map-with-token",
+        description: "a map with a live token on a pending promise, fulfilled (per promise and map)",
+        operations: 10_000,
+        tolerance: 0.05
+    ) { count in
+        let token = longLived.token
+        for _ in 0..<count {
+            let promise = Promise<Int>()
+            let mapped = promise.future.map(on: .synchronous, cancellationToken: token) { $0 &+ 1 }
+            promise.fulfill(1)
+            if mapped.isCompleted == false { sink(-1) }
+        }
+    },
+    Scenario(
         key: "token-register-unregister",
         description: "onCancel + unregister() on one live token (per pair)",
         operations: 100_000,

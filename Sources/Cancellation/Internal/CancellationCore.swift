@@ -96,18 +96,22 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     /// Stores `handler`, or runs it at once when cancellation was already requested.
     /// Returns its registration, inert when it ran or was dropped.
     ///
+    /// With `notifiesOnRelease` (``CancellationToken/onCancelOrRelease(_:)``), a handler dropped
+    /// unrun, now or later, is called once, outside every lock, with cancellation not requested.
+    ///
     /// A request starts with one list behind one lock, which a token used from one thread at a time
     /// needs (callgrind `cancellation-register`). Registrations that find that lock taken count
     /// it; after a few the request gets per-processor stripes for good (``RegistrationStripes``,
     /// `RoundsDriver 11-2`). What that costs here: a try-lock in place of the lock; the stripes
     /// are checked by the same load and branch as cancellation.
     @inline(__always)  // into `onCancel`: the striped path made it too big for the optimizer to inline
-    func register(_ handler: @escaping Handler) -> CancellationRegistration {
+    func register(_ handler: @escaping Handler, notifiesOnRelease: Bool = false) -> CancellationRegistration {
         // Acquiring: sees the stripes initialized, and what the canceller did before `cancel()`.
         let flags = flags.load(ordering: .acquiring)
-        if flags != 0 { return register(handler, flags: flags) }
-        guard let action = state.withLockIfAvailable({ $0.register(handler) }) else {
-            return registerContended(handler)
+        if flags != 0 { return register(handler, flags: flags, notifiesOnRelease: notifiesOnRelease) }
+        guard let action = state.withLockIfAvailable({ $0.register(handler, notifiesOnRelease: notifiesOnRelease) })
+        else {
+            return registerContended(handler, notifiesOnRelease: notifiesOnRelease)
         }
         switch action {
         case .stored(let key):
@@ -115,15 +119,23 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         case .runNow:
             return Self.runNow(handler)
         case .drop:
-            return .inert
+            return Self.drop(handler, notifiesOnRelease: notifiesOnRelease)
         }
     }
 
     /// `register` when cancellation was requested (run the handler now) or the request has stripes.
     @inline(never)
-    private func register(_ handler: @escaping Handler, flags: UInt) -> CancellationRegistration {
+    private func register(
+        _ handler: @escaping Handler,
+        flags: UInt,
+        notifiesOnRelease: Bool
+    ) -> CancellationRegistration {
         if flags & Self.requestedBit != 0 { return Self.runNow(handler) }
-        return registerInStripe(handler, stripes: Self.stripes(in: flags).unsafelyUnwrapped)
+        return registerInStripe(
+            handler,
+            stripes: Self.stripes(in: flags).unsafelyUnwrapped,
+            notifiesOnRelease: notifiesOnRelease
+        )
     }
 
     /// Runs a handler registered on a request whose cancellation was requested: at once, on this
@@ -135,22 +147,30 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         return .inert
     }
 
+    /// Drops a handler registered on a request that can no longer be cancelled: calls it first when
+    /// it asked to be (``register(_:notifiesOnRelease:)``), on this thread, outside every lock.
+    private static func drop(_ handler: Handler, notifiesOnRelease: Bool) -> CancellationRegistration {
+        if notifiesOnRelease { handler() }
+        return .inert
+    }
+
     /// `register` once the lock was found taken: waits for it, counts the contention, and past the
     /// threshold gives the request its stripes. Out of line, to keep `register` small enough to be
     /// inlined into `onCancel`.
     @inline(never)
-    private func registerContended(_ handler: @escaping Handler) -> CancellationRegistration {
-        switch state.withLock({ $0.registerContended(handler) }) {
+    private func registerContended(_ handler: @escaping Handler, notifiesOnRelease: Bool) -> CancellationRegistration {
+        switch state.withLock({ $0.registerContended(handler, notifiesOnRelease: notifiesOnRelease) }) {
         case .registered(.stored(let key)):
             return CancellationRegistration(owner: self, key: key)
         case .registered(.runNow):
             return Self.runNow(handler)
         case .registered(.drop):
-            return .inert
+            return Self.drop(handler, notifiesOnRelease: notifiesOnRelease)
         case .stripe:
             let new = RegistrationStripes(core: self)  // allocated outside the lock
-            guard stripe(with: new) else { return register(handler) }  // no longer active: runs or is dropped
-            return registerInStripe(handler)
+            // No longer active: runs or is dropped.
+            guard stripe(with: new) else { return register(handler, notifiesOnRelease: notifiesOnRelease) }
+            return registerInStripe(handler, notifiesOnRelease: notifiesOnRelease)
         }
     }
 
@@ -178,8 +198,8 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
 
     /// Stores `handler` in the stripe of this thread's processor, once the request has stripes.
     @inline(never)
-    private func registerInStripe(_ handler: @escaping Handler) -> CancellationRegistration {
-        registerInStripe(handler, stripes: cachedStripes.unsafelyUnwrapped)
+    private func registerInStripe(_ handler: @escaping Handler, notifiesOnRelease: Bool) -> CancellationRegistration {
+        registerInStripe(handler, stripes: cachedStripes.unsafelyUnwrapped, notifiesOnRelease: notifiesOnRelease)
     }
 
     /// The striped path of `onCancel`, inlined into its callers: one call less per registration
@@ -188,12 +208,15 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     @inline(__always)
     private func registerInStripe(
         _ handler: @escaping Handler,
-        stripes: Unmanaged<RegistrationStripes>
+        stripes: Unmanaged<RegistrationStripes>,
+        notifiesOnRelease: Bool
     ) -> CancellationRegistration {
         stripes._withUnsafeGuaranteedRef { stripes in
-            let appended = stripes.current._withUnsafeGuaranteedRef { $0.append(handler, count: stripes.nextStamp()) }
+            let appended = stripes.current._withUnsafeGuaranteedRef {
+                $0.append(handler, count: stripes.nextStamp(), notifiesOnRelease: notifiesOnRelease)
+            }
             guard let appended else {
-                return closedStripe(handler)
+                return closedStripe(handler, notifiesOnRelease: notifiesOnRelease)
             }
             return registration(appended)
         }
@@ -209,9 +232,9 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
 
     /// A stripe was closed: the request was cancelled (marked before its stripes were closed: run
     /// the handler now, on this thread) or can no longer be cancelled (drop it).
-    private func closedStripe(_ handler: @escaping Handler) -> CancellationRegistration {
+    private func closedStripe(_ handler: @escaping Handler, notifiesOnRelease: Bool) -> CancellationRegistration {
         if isCancellationRequested { return Self.runNow(handler) }
-        return .inert
+        return Self.drop(handler, notifiesOnRelease: notifiesOnRelease)
     }
 
     /// Removes the handler stored under `key`, a key whose registration holds this core (one of the
@@ -500,8 +523,9 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         guard let stripes = cachedStripes?.takeUnretainedValue() else {
             preconditionFailure("the request has no stripes")
         }
-        guard let appended = stripes.stripe(index).append(handler, count: stripes.nextStamp()) else {
-            return closedStripe(handler)
+        guard let appended = stripes.stripe(index).append(handler, count: stripes.nextStamp(), notifiesOnRelease: false)
+        else {
+            return closedStripe(handler, notifiesOnRelease: false)
         }
         return registration(appended)
     }

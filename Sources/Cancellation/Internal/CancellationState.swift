@@ -89,9 +89,9 @@ struct CancellationState {
         case drop
     }
 
-    mutating func register(_ handler: @escaping Handler) -> RegisterAction {
+    mutating func register(_ handler: @escaping Handler, notifiesOnRelease: Bool) -> RegisterAction {
         switch phase {
-        case .active: .stored(handlers.append(handler))
+        case .active: .stored(handlers.append(handler, notifiesOnRelease: notifiesOnRelease))
         case .cancelling, .cancelled: .runNow
         case .abandoned: .drop
         }
@@ -112,7 +112,7 @@ struct CancellationState {
     }
 
     /// ``register(_:)`` for a registration that found the lock taken: counts the contention first.
-    mutating func registerContended(_ handler: @escaping Handler) -> ContendedAction {
+    mutating func registerContended(_ handler: @escaping Handler, notifiesOnRelease: Bool) -> ContendedAction {
         if case .active = phase, !isStriped {
             // Counts up to the threshold and stays there: until a `.stripe` caller installs the
             // stripes, every contended registration gets `.stripe` too, and a count that went on
@@ -120,7 +120,7 @@ struct CancellationState {
             if contendedRegistrations < Self.stripingThreshold { contendedRegistrations += 1 }
             if contendedRegistrations == Self.stripingThreshold { return .stripe }
         }
-        return .registered(register(handler))
+        return .registered(register(handler, notifiesOnRelease: notifiesOnRelease))
     }
 
     enum StripeAction {

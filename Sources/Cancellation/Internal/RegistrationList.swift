@@ -9,6 +9,10 @@
 /// a number from one counter per request, unique and increasing, which orders the handlers of all
 /// its lists newest first at cancellation, and serves as the generation too.
 ///
+/// A handler stored through ``CancellationToken/onCancelOrRelease(_:)`` is marked in its slot (the top bit
+/// of `stampHigh`, which no stamp reaches): dropped with the list unrun, it is called once more,
+/// by the slab's `deinit`, outside every lock, so that it can let go of what it holds.
+///
 /// A value type whose slab is a ``SlotBuffer`` of its own: no copy-on-write, so no uniqueness
 /// check and no bounds check on the hot paths (every index used is a stored key's, checked
 /// against `used` once, or a linked slot's). The owner keeps the list inside a `Mutex`, never
@@ -45,24 +49,30 @@ struct RegistrationList {
 
     private static let nil32 = UInt32.max
 
+    /// In `stampHigh`: the handler is called when it is dropped unrun (``append(_:notifiesOnRelease:)``).
+    fileprivate static let notifiesOnReleaseBit: UInt32 = 1 << 31
+
     /// Nil until the first handler: a request that never stores one allocates no slab.
     private var buffer: SlotBuffer?
     private var newest = nil32
     private var freeHead = nil32
 
-    /// Stores `handler` as the newest entry.
-    mutating func append(_ handler: @escaping Handler) -> Key {
-        append(handler, stamp: nil)
+    /// Stores `handler` as the newest entry; with `notifiesOnRelease`, a list dropped with it still
+    /// stored calls it (see ``CancellationToken/onCancelOrRelease(_:)``).
+    mutating func append(_ handler: @escaping Handler, notifiesOnRelease: Bool) -> Key {
+        append(handler, stamp: nil, notifiesOnRelease: notifiesOnRelease)
     }
 
     /// Stores `handler` as the newest entry of a stripe, under `stamp` (unique per request).
-    mutating func append(_ handler: @escaping Handler, stamp: UInt64) -> Key {
-        append(handler, stamp: .some(stamp))
+    mutating func append(_ handler: @escaping Handler, stamp: UInt64, notifiesOnRelease: Bool) -> Key {
+        append(handler, stamp: .some(stamp), notifiesOnRelease: notifiesOnRelease)
     }
 
     /// Inlined into both callers, so that the request's own list pays nothing for the stamp (a constant nil).
     @inline(__always)
-    private mutating func append(_ handler: @escaping Handler, stamp: UInt64?) -> Key {
+    private mutating func append(_ handler: @escaping Handler, stamp: UInt64?, notifiesOnRelease: Bool) -> Key {
+        let stampHigh =
+            UInt32(truncatingIfNeeded: (stamp ?? 0) >> 32) | (notifiesOnRelease ? Self.notifiesOnReleaseBit : 0)
         let index: UInt32
         let slots: UnsafeMutablePointer<Slot>
         // Pointers and counts are read out of the buffer at once, never a reference to it kept
@@ -72,10 +82,8 @@ struct RegistrationList {
             slots = buffer.unsafelyUnwrapped.slots  // a free slot exists, so the buffer does
             freeHead = slots[Int(index)].previous
             slots[Int(index)].handler = handler
-            if let stamp {
-                slots[Int(index)].generation = UInt32(truncatingIfNeeded: stamp)
-                slots[Int(index)].stampHigh = UInt32(truncatingIfNeeded: stamp >> 32)
-            }
+            if let stamp { slots[Int(index)].generation = UInt32(truncatingIfNeeded: stamp) }
+            slots[Int(index)].stampHigh = stampHigh  // also in a request's own list: the slot's mark
             slots[Int(index)].previous = newest
             slots[Int(index)].next = Self.nil32
         } else {
@@ -90,7 +98,7 @@ struct RegistrationList {
                 to: Slot(
                     handler: handler,
                     generation: UInt32(truncatingIfNeeded: stamp ?? 0),
-                    stampHigh: UInt32(truncatingIfNeeded: (stamp ?? 0) >> 32),
+                    stampHigh: stampHigh,
                     previous: newest,
                     next: Self.nil32
                 )
@@ -144,7 +152,8 @@ struct RegistrationList {
         var index = newest
         while index != Self.nil32 {
             let generation = buffer.unsafelyUnwrapped.slots[Int(index)].generation
-            let stamp = UInt64(buffer.unsafelyUnwrapped.slots[Int(index)].stampHigh) << 32 | UInt64(generation)
+            let high = buffer.unsafelyUnwrapped.slots[Int(index)].stampHigh & ~Self.notifiesOnReleaseBit
+            let stamp = UInt64(high) << 32 | UInt64(generation)
             entries.append(StampedKey(stamp: stamp, key: Key(slot: index | stripeBits, generation: generation)))
             index = buffer.unsafelyUnwrapped.slots[Int(index)].previous
         }
@@ -194,7 +203,7 @@ struct RegistrationList {
 /// costs one allocation, not two (guarded by AllocationCheck `linked-request`). A class so that
 /// the list's storage is a pointer it owns outright, with none of `Array`'s copy-on-write checks;
 /// only one list ever holds a buffer. Releasing the buffer destroys the slots, and with them any
-/// handler still stored: the owner drops a list only outside its lock.
+/// handler still stored (calling those marked to be notified): the owner drops a list only outside its lock.
 private final class SlotBuffer: ManagedBuffer<SlotBuffer.Header, RegistrationList.Slot> {
     // Not Sendable (no `ManagedBuffer` is), and needs not be: the buffer belongs to one list, which
     // lives in a request's locked state and is only read or written with the lock held, or moved
@@ -237,6 +246,12 @@ private final class SlotBuffer: ManagedBuffer<SlotBuffer.Header, RegistrationLis
     }
 
     deinit {
-        _ = withUnsafeMutablePointers { header, slots in slots.deinitialize(count: header.pointee.used) }
+        withUnsafeMutablePointers { header, slots in
+            for index in 0..<header.pointee.used {
+                let slot = (slots + index).move()
+                // Marked, and dropped unrun: called once more, to let go of what it holds.
+                if slot.stampHigh & RegistrationList.notifiesOnReleaseBit != 0, let handler = slot.handler { handler() }
+            }
+        }
     }
 }

@@ -101,13 +101,15 @@ final class RegistrationStripe: @unchecked Sendable {
     /// (see "Lifetime" above), even when it holds the stripe's owner, retained here, under the
     /// lock: ``pin(_:)`` may let go of it on another thread.
     @inline(__always)  // into the core's striped `onCancel` path: one call less (`RoundsDriver 11-2`)
-    func append(_ handler: @escaping Handler, count: UInt64) -> Appended? {
+    func append(_ handler: @escaping Handler, count: UInt64, notifiesOnRelease: Bool) -> Appended? {
         let appended = withLock { guarded -> Appended? in
             guard !guarded.isClosed else { return nil }
             guard let owner = guarded.owner else {
-                return Appended(key: guarded.list.append(handler, stamp: count << 1 | 1), owner: nil)
+                let key = guarded.list.append(handler, stamp: count << 1 | 1, notifiesOnRelease: notifiesOnRelease)
+                return Appended(key: key, owner: nil)
             }
-            return Appended(key: guarded.list.append(handler, stamp: count << 1), owner: owner)
+            let key = guarded.list.append(handler, stamp: count << 1, notifiesOnRelease: notifiesOnRelease)
+            return Appended(key: key, owner: owner)
         }
         guard var appended else { return nil }
         appended.key.slot |= bits

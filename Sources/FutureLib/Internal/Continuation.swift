@@ -12,7 +12,7 @@ enum Callback<Value: Sendable>: Sendable {
     @inlinable
     func invoke(with result: Result<Value, any Error>) {
         if case .cancellable(let cancellable) = self {
-            cancellable.callback.invokeClosure(with: result)
+            cancellable.run(with: result)
             cancellable.registration?.unregister()
         } else {
             invokeClosure(with: result)
@@ -58,14 +58,17 @@ enum Callback<Value: Sendable>: Sendable {
 /// A callback that a token can remove before the future completes, with the one registration
 /// on that token.
 ///
-/// The future keeps the box in its continuation; the token's handler holds the future and the box
-/// and finds the continuation by the box's identity. The box holds no future: the handler's
-/// hold is what keeps a pending future that nobody else holds (and so its chain) alive while the
-/// token can still fire, and no longer. Released without running (the token's request was
-/// deallocated uncancelled, with no timer or link left to cancel it), the handler lets go of the
-/// future, which is then released with its continuations, the box among them: no cycle
-/// future → continuation → box → future outlives what can observe it. The registration lives
-/// until the callback has run (``Callback/invoke(with:)`` gives it up) or the token fires.
+/// The future keeps the box in its continuation; the box is also the token's handler (its closure
+/// captures the box alone, which then serves as the closure's context: no allocation), and finds
+/// the continuation by its own identity. While it is registered, the box holds the future in
+/// `source`: that hold is what keeps a pending future that nobody else holds (and so its chain)
+/// alive while the token can still fire, and no longer. The cycle future → continuation → box →
+/// future is broken when the handler is called: by the token, which removes the continuation; or,
+/// once the token can no longer fire (its request deallocated uncancelled, with no timer or link
+/// left to cancel it), by the token releasing it unrun, which calls it once more
+/// (``CancellationToken/onCancelOrRelease(_:)``): the box then lets go of `source`, and the future is
+/// released with its continuations, the box among them. The registration lives until the callback
+/// has run (``Callback/invoke(with:)`` gives it up) or the token fires.
 ///
 /// Two owners use it:
 /// - a continuation (`onComplete`, `onSuccess`, `onFailure`): removed by the token, it is called
@@ -73,20 +76,35 @@ enum Callback<Value: Sendable>: Sendable {
 /// - a combinator's derived future (`map`, `flatMap`, …, see ``Future/derive(on:cancellationToken:_:)``):
 ///   the token fails the derived future with `CancellationError` at once, on the cancelling
 ///   thread, and the removed callback is released without running anything on its context.
+///
+/// Not final: `map` and `flatMap` with a token use a subclass that stores their closure and
+/// derived future itself (``MapCallback``, ``FlatMapCallback``), so that the box is also the
+/// callback's context.
 @usableFromInline
-final class CancellableCallback<Value: Sendable>: @unchecked Sendable {
+class CancellableCallback<Value: Sendable>: @unchecked Sendable {
     // Sendable: `callback` and `failDerived` are constants. `registration` is written once, by
     // the registering thread before it stores the continuation under the future's lock, and read
     // only by whoever runs the callback, which got it from the state under that lock (or on the
     // registering thread itself). `slot` is read and written only under the future's lock.
-    @usableFromInline let callback: Callback<Value>
+    // `source` and `token` are written by the registering thread before the registration (the
+    // token's lock orders the writes before any call of the handler), then read, and `source`
+    // cleared, only by the handler, which the token calls once. No two accesses to a `var` here
+    // overlap, by the same protocol: they are `@exclusivity(unchecked)`, since a class's stored
+    // property otherwise costs a dynamic exclusivity check per access (callgrind
+    // `futurelib-cancel-pending-1000`).
+    @usableFromInline final let callback: Callback<Value>
     /// For a combinator: fails its derived future with `CancellationError`. Nil for a continuation.
-    @usableFromInline let failDerived: (@Sendable () -> Void)?
-    @usableFromInline var registration: CancellationRegistration?
+    @usableFromInline final let failDerived: (@Sendable () -> Void)?
+    @usableFromInline @exclusivity(unchecked) final var registration: CancellationRegistration?
     /// Where the future keeps the continuation, so that removing it needs no scan: its index in
     /// ``ContinuationSlots`` or in a queued array (0, where a first continuation is, until it is
     /// stored after others). A stale slot is harmless: removal checks the continuation there.
-    @usableFromInline var slot = 0
+    @usableFromInline @exclusivity(unchecked) final var slot = 0
+    /// The future whose continuation this is, while the box is registered on `token`.
+    @usableFromInline @exclusivity(unchecked) final var source: Future<Value>?
+    /// The token the box is registered on (for ``MapCallback`` and ``FlatMapCallback``: their
+    /// combinator's token, also when nothing is registered).
+    @usableFromInline @exclusivity(unchecked) final var token = CancellationToken.none
 
     @inlinable
     init(_ callback: Callback<Value>, failDerived: (@Sendable () -> Void)? = nil) {
@@ -94,12 +112,28 @@ final class CancellableCallback<Value: Sendable>: @unchecked Sendable {
         self.failDerived = failDerived
     }
 
-    /// The token's handler (and the registering thread's check after storing the continuation):
+    /// The token's handler (``Future/register(_:target:cancellationToken:)``): called once, when
+    /// the token fires (it then cancels), or when the token releases it unrun (cancellation not
+    /// requested: it only lets go of `source`). The future is released here, outside every lock.
+    /// Runs the callback with the result: ``Callback/invokeClosure(with:)``, or what a subclass
+    /// does instead.
+    @inlinable
+    func run(with result: Result<Value, any Error>) {
+        callback.invokeClosure(with: result)
+    }
+
+    @inlinable
+    final func tokenHandlerCalled() {
+        guard let source = source.take(), token.isCancellationRequested else { return }
+        cancel(removingFrom: source)
+    }
+
+    /// Fires for the token's handler (and the registering thread's check after storing the continuation):
     /// fails the derived future, or removes the continuation from `future`, which then gets
     /// `CancellationError`. Removal happens under the future's lock, so of two callers exactly one
     /// removes it.
     @inlinable
-    func cancel(removingFrom future: Future<Value>) {
+    final func cancel(removingFrom future: Future<Value>) {
         failDerived?()
         guard let removed = future.withState({ $0.remove(self) }) else { return }
         if failDerived == nil { future.cancelled(removed) }
@@ -218,8 +252,56 @@ struct Continuation<Value: Sendable>: Sendable {
         case .error(_, let body):
             if case .failure(let error) = result { body(error) }
         case .cancellable(_, let cancellable):
-            cancellable.callback.invokeClosure(with: result)
+            cancellable.run(with: result)
             cancellable.registration?.unregister()
+        }
+    }
+}
+
+/// The box of a `map` with a token: stores the transform and the derived future itself, so that
+/// one object is the continuation's callback, its token handler and the closure's context.
+@usableFromInline
+final class MapCallback<Value: Sendable, U: Sendable>: CancellableCallback<Value>, @unchecked Sendable {
+    // Sendable: `transform` and `derived` are constants; the rest as ``CancellableCallback`` says.
+    @usableFromInline let transform: @Sendable (Value) throws -> U
+    @usableFromInline let derived: Future<U>
+
+    @inlinable
+    init(_ transform: @escaping @Sendable (Value) throws -> U, derived: Future<U>) {
+        self.transform = transform
+        self.derived = derived
+        // Neither closure allocates: the first captures nothing, the second `derived` alone.
+        super.init(.result { _ in }, failDerived: { derived.complete(with: .failure(CancellationError())) })
+    }
+
+    @inlinable
+    override func run(with result: Result<Value, any Error>) {
+        if derived.failIfCancelled(token) { return }  // the token won meanwhile
+        derived.complete(with: Result { try transform(result.get()) })
+    }
+}
+
+/// The box of a `flatMap` with a token, as ``MapCallback`` is `map`'s.
+@usableFromInline
+final class FlatMapCallback<Value: Sendable, U: Sendable>: CancellableCallback<Value>, @unchecked Sendable {
+    // Sendable: `transform` and `derived` are constants; the rest as ``CancellableCallback`` says.
+    @usableFromInline let transform: @Sendable (Value) throws -> Future<U>
+    @usableFromInline let derived: Future<U>
+
+    @inlinable
+    init(_ transform: @escaping @Sendable (Value) throws -> Future<U>, derived: Future<U>) {
+        self.transform = transform
+        self.derived = derived
+        super.init(.result { _ in }, failDerived: { derived.complete(with: .failure(CancellationError())) })
+    }
+
+    @inlinable
+    override func run(with result: Result<Value, any Error>) {
+        if derived.failIfCancelled(token) { return }  // the token won meanwhile
+        do {
+            derived.complete(with: try transform(result.get()), cancellationToken: token)
+        } catch {
+            derived.complete(with: .failure(error))
         }
     }
 }

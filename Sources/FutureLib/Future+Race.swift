@@ -54,10 +54,12 @@ extension Future {
             context.execute {
                 // Decided (or cancelled) already: this competitor's token is cancelled, don't start it.
                 guard !result.isCompleted, !requests[index].isCancellationRequested else { return }
+                // The continuation holds `decided`, whose handler removes it: that handler holds
+                // neither, so a competitor that never completes and that nobody else holds is
+                // released with the race.
                 let competitor = operation(requests[index].token)
                 competitor.observe(
-                    on: .synchronous,
-                    cancellationToken: decided.token,
+                    removedBy: decided.token,
                     .result { outcome in
                         guard first.claim() else { return }
                         forwarding.unregister()

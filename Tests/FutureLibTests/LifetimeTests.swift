@@ -12,10 +12,12 @@ import Testing
 @Suite struct LifetimeTests {
     /// A combinator applied to a future, its closure capturing `tracked`. Those that take no
     /// closure of their own (`zip`, `sequence`, `results`, `traverse`'s, released once its last task
-    /// started) are followed by a `map` that captures it: what waits only on them.
+    /// started, `firstCompleted`, `firstSuccess`, `race`) are followed by a `map` that captures it:
+    /// what waits only on them. `firstCompleted` and `race` also wait on a second input that never
+    /// completes; `firstSuccess` waits on the future twice, so that its failure fails the result.
     enum Combinator: String, CaseIterable, Sendable {
         case map, flatMap, filter, transform, transformResult, mapError, andThen, recover, recoverWith, fold
-        case zip, sequence, results, traverse
+        case zip, sequence, results, traverse, firstCompleted, firstSuccess, race
 
         func apply(_ future: Future<Int>, token: CancellationToken, capturing tracked: Tracked) -> Future<Int> {
             switch self {
@@ -94,6 +96,27 @@ import Testing
                         tracked.touch()
                         return $0[0]
                     }
+            case .firstCompleted:
+                [future, Future(on: DroppingContext()) { 0 }].firstCompleted(cancellationToken: token)
+                    .map(on: .synchronous) {
+                        tracked.touch()
+                        return $0
+                    }
+            case .firstSuccess:
+                [future, future].firstSuccess(cancellationToken: token).map(on: .synchronous) {
+                    tracked.touch()
+                    return $0
+                }
+            case .race:
+                Future.race(
+                    on: .synchronous,
+                    cancellationToken: token,
+                    [{ @Sendable _ in future }, { @Sendable _ in Future(on: DroppingContext()) { 0 } }]
+                )
+                .map(on: .synchronous) {
+                    tracked.touch()
+                    return $0
+                }
             }
         }
     }
@@ -165,9 +188,15 @@ import Testing
     /// The combinators over several inputs read each value as it arrives: no continuation holds an
     /// input, so a pending input that nobody holds is released with everything that waited only on
     /// it (it used to keep itself through the continuation the inputs shared: input → continuation
-    /// → the inputs, for good, token or not).
-    @Test(arguments: [Combinator.zip, .sequence, .fold, .results, .traverse], [false, true])
-    func `zip, sequence, fold, results and traverse on a future that never completes are released`(
+    /// → the inputs, for good, token or not). `firstCompleted`, `firstSuccess` and `race` remove
+    /// their continuations from the inputs still pending once decided, without holding those
+    /// inputs or continuations: they used to keep themselves through what removes them (input →
+    /// continuation → result → removal → input).
+    @Test(
+        arguments: [Combinator.zip, .sequence, .fold, .results, .traverse, .firstCompleted, .firstSuccess, .race],
+        [false, true]
+    )
+    func `combinators over several inputs on a future that never completes are released`(
         combinator: Combinator,
         withToken: Bool
     ) {

@@ -8,6 +8,9 @@
 //   futurelib-first-completed           firstCompleted() of 2 futures, one completed later and one pending for
 //                                          the whole run (one operation): the server pattern, a request raced
 //                                          against a long-lived shutdown future
+//   futurelib-race                      Future.race of 2 operations on `.synchronous`, one completed later and one
+//                                          pending for the whole run (one operation): the loser is cancelled and
+//                                          the race's continuation removed from it
 //   soak-first-completed                not for valgrind: `count` firstCompleted() calls against one long-lived
 //                                          pending future; prints the heap bytes in use before and after, and how
 //                                          many continuations wait on the long-lived future at the end (`make soak`
@@ -46,6 +49,17 @@ func futureLibFirstCompleted(_ count: Int) {
     for _ in 0..<count {
         let work = Promise<Int>()
         [work.future, longLived.future].firstCompleted().onSuccess(on: .synchronous) { sink($0) }
+        work.fulfill(1)
+    }
+    withExtendedLifetime(longLived) {}
+}
+
+func futureLibRace(_ count: Int) {
+    let longLived = Promise<Int>()
+    for _ in 0..<count {
+        let work = Promise<Int>()
+        Future.race(on: .synchronous, [{ @Sendable _ in work.future }, { @Sendable _ in longLived.future }])
+            .onSuccess(on: .synchronous) { sink($0) }
         work.fulfill(1)
     }
     withExtendedLifetime(longLived) {}

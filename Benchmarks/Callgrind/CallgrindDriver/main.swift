@@ -11,7 +11,7 @@
 //   futurelib-map / nio-map             2. a chain of ten maps on a pending future, then completion
 //   futurelib-sequence / nio-sequence   3. sequence() / whenAllSucceed of 1,000 completed futures (one operation)
 //   futurelib-sequence-pending, futurelib-zip-pending, futurelib-results-pending, futurelib-first-completed,
-//   soak-first-completed: see Combinators.swift
+//   futurelib-race, soak-first-completed: see Combinators.swift
 //   futurelib-pending / nio-pending     1. `count` promises, each with one continuation, all pending at once, then
 //                                          completed: run under `valgrind --tool=dhat` for the bytes per pending promise
 //   cancellation-register               11. onCancel + unregister on one token, one thread (the uncontended path
@@ -399,6 +399,7 @@ case "futurelib-sequence-pending": futureLibSequencePending(count)
 case "futurelib-zip-pending": futureLibZipPending(count)
 case "futurelib-results-pending": futureLibResultsPending(count)
 case "futurelib-first-completed": futureLibFirstCompleted(count)
+case "futurelib-race": futureLibRace(count)
 case "soak-first-completed": soakFirstCompleted(count)
 case "futurelib-pending": futureLibPending(count)
 case "nio-pending": try nioPending(count)

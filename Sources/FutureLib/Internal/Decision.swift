@@ -4,11 +4,13 @@
 ///
 /// Each continuation stored on a pending input is a ``CancellableCallback`` with no token, kept
 /// here; once the result completes, ``removeWaiting(when:)`` removes those whose input is still
-/// pending, in O(1) each (``ContinuationSlots``). Inputs that are already complete need none:
+/// pending, in O(1) each (``ContinuationSlots``), holding neither those inputs nor their
+/// continuations (``WaitingContinuation``). Inputs that are already complete need none:
 /// their continuation runs at once, with no box (guarded by callgrind
-/// `futurelib-first-completed`). `sequence()` and `zip` keep their continuations on pending
-/// inputs: the same box per pending input would make `sequence()` of many pending futures much
-/// dearer (callgrind `futurelib-sequence-pending`; Guarantees.md, "Known limits").
+/// `futurelib-first-completed`). `sequence()` and `zip` leave their continuations on inputs
+/// still pending when they fail fast (those hold the failed result, not the inputs): the same
+/// box per pending input would make `sequence()` of many pending futures much dearer (callgrind
+/// `futurelib-sequence-pending`; Guarantees.md, "Known limits").
 @usableFromInline
 struct Decision: Sendable {
     /// The continuations stored on inputs that were pending.
@@ -40,11 +42,20 @@ protocol RemovableContinuation: Sendable {
     func remove()
 }
 
-/// A continuation stored on a pending input of a ``Decision``, with that input.
+/// A continuation stored on a pending input of a ``Decision``, with that input, neither of them
+/// kept: each continuation holds the result, which holds the decision until it completes, so a
+/// strong hold would keep a pending input that nobody else holds, its continuation and the result
+/// for good (input → continuation → result → decision → input).
+///
+/// The input is held weakly: released meanwhile, it took its continuation with it. The
+/// continuation is `unowned`, with no side table to allocate per call (a weak reference would
+/// cost one; callgrind `futurelib-first-completed`): it is read only under the input's lock while
+/// the input is pending, when the input still stores it (only completion or this removal takes
+/// it out, and the decision removes each once), so it is alive.
 @usableFromInline
 struct WaitingContinuation<Value: Sendable>: RemovableContinuation {
-    @usableFromInline let future: Future<Value>
-    @usableFromInline let cancellable: CancellableCallback<Value>
+    @usableFromInline weak var future: Future<Value>?
+    @usableFromInline unowned let cancellable: CancellableCallback<Value>
 
     @inlinable
     init(on future: Future<Value>, _ cancellable: CancellableCallback<Value>) {
@@ -52,10 +63,14 @@ struct WaitingContinuation<Value: Sendable>: RemovableContinuation {
         self.cancellable = cancellable
     }
 
+    /// Called once, by the decision.
     @inlinable
     func remove() {
-        guard !future.isCompleted else { return }  // it has run, or runs now: nothing to remove
-        cancellable.cancel(removingFrom: future)
+        // Completed: it has run, or runs now; nothing to remove.
+        guard let future, !future.isCompleted else { return }
+        let removed = future.withState { $0.isPending ? $0.remove(cancellable) : nil }
+        // Released after the lock: its closure's captures are user code.
+        withExtendedLifetime(removed) {}
     }
 }
 
@@ -73,5 +88,26 @@ extension Future {
         if add(target: .synchronous, callback: .cancellable(cancellable)) {
             decision.waiting.append(WaitingContinuation(on: self, cancellable))
         }
+    }
+
+    /// Stores `callback` (`.synchronous`) for a race: removed, without being called, from this
+    /// future still pending when `token` fires. The token's handler holds this future and the
+    /// callback weakly (unlike ``register(_:target:cancellationToken:)``'s), so the callback may
+    /// hold what cancels the token: a pending future that nobody else holds is released with it.
+    func observe(removedBy token: CancellationToken, _ callback: Callback<Value>) {
+        if token.isCancellationRequested { return }  // decided already: as if removed at once
+        guard !isCompleted else {
+            add(target: .synchronous, callback: callback)
+            return
+        }
+        // `failDerived` is a no-op: removed, the callback is not called (the race is decided).
+        let cancellable = CancellableCallback(callback, failDerived: {})
+        cancellable.registration = token.onCancel { [weak self, weak cancellable] in
+            guard let self, let cancellable else { return }  // released, or run: nothing to remove
+            cancellable.cancel(removingFrom: self)
+        }
+        add(target: .synchronous, callback: .cancellable(cancellable))
+        // A handler that ran before the callback was stored found nothing to remove.
+        if token.isCancellationRequested { cancellable.cancel(removingFrom: self) }
     }
 }

@@ -331,6 +331,16 @@ struct FutureState<Value: Sendable>: Sendable {
         return .stored
     }
 
+    /// Whether no result is set yet: every continuation stored is still here, as completion takes
+    /// them all.
+    @inlinable
+    var isPending: Bool {
+        switch storage {
+        case .pending, .pendingAtBoxedSite, .queued: true
+        case .succeeded, .failed, .succeededQueuing, .failedQueuing: false
+        }
+    }
+
     /// Removes the pending continuation that `cancellable` belongs to (its token was cancelled);
     /// nil if it already ran.
     ///

@@ -176,8 +176,12 @@ package final class Signal: Sendable {
     }
 
     /// Blocks until fired; false if that took longer than `timeout` (a failure, not a timing check).
+    ///
+    /// The default guards against a hang only: what fires it may be a task that waits for a free
+    /// cooperative thread (two on a 2-core machine) behind other suites' blocking tests, which a
+    /// loaded machine stretches to tens of seconds.
     @discardableResult
-    package func wait(timeout: Duration = .seconds(30)) -> Bool {
+    package func wait(timeout: Duration = .seconds(120)) -> Bool {
         let (seconds, attoseconds) = timeout.components
         let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         return semaphore.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success
@@ -190,7 +194,7 @@ package final class Signal: Sendable {
 /// a background queue produces at some later point (a Dispatch timer releasing its handler);
 /// asserts only on the outcome, never on how long it took.
 package func eventually(
-    within limit: Duration = .seconds(30),
+    within limit: Duration = .seconds(120),
     _ condition: @escaping @Sendable () -> Bool
 ) async -> Bool {
     await onDedicatedThread {

@@ -150,14 +150,14 @@ public final class Future<Value: Sendable>: Sendable {
         }
         if failIfCancelled(cancellationToken) { return }
         let registration = cancellationToken.onCancel { [self] in
-            complete(with: .failure(CancellationError()))
+            complete(with: .failure(cancelledFailure))
         }
         context.execute { [self] in
             defer { registration.unregister() }
             guard !cancellationToken.isCancellationRequested else {
                 // `cancel()` may not have reached the handler above yet, and unregistering would
                 // then drop it: complete here, or the future could stay pending forever.
-                complete(with: .failure(CancellationError()))
+                complete(with: .failure(cancelledFailure))
                 return
             }
             complete(with: Result { try work() })

@@ -140,6 +140,25 @@ let scenarios: [Scenario] = [
         }
     },
     Scenario(
+        key: "cancel-chain-with-token",
+        description:
+            "a client cancels a request linked to it and a long-lived token, with a map and a flatMap on its token "
+            + "(per request, its making included)",
+        operations: 10_000,
+        tolerance: 0.05
+    ) { count in
+        for _ in 0..<count {
+            let client = CancellationRequest()
+            let request = CancellationRequest(linkedTo: [longLived.token, client.token])
+            let promise = Promise<Int>()
+            let rendered = promise.future
+                .map(on: .synchronous, cancellationToken: request.token) { $0 &+ 1 }
+                .flatMap(on: .synchronous, cancellationToken: request.token) { Future(value: $0) }
+            client.cancel()
+            if rendered.isCompleted == false { sink(-1) }
+        }
+    },
+    Scenario(
         key: "request-deadline",
         description: "a request with a deadline (cancel(after:) on the system clock), released before it (per request)",
         operations: 10_000,

@@ -395,8 +395,22 @@ func measureInFlight(side: String, count: Int) async {
 // MARK: - Where FutureLib's allocations go
 
 /// `RoundsDriver --server-allocations`: the mallocs per request of each step of scenario 15's FutureLib side, each
-/// step for 10,000 requests at once (the second of two passes: the first warms slabs and pools up).
+/// step for 10,000 requests at once (the second of two passes: the first warms slabs and pools up), for each of the
+/// three outcomes: the operation completes, the client goes away, the deadline passes.
 func serverAllocations() {
+    for outcome in ServerOutcome.allCases {
+        print("\(outcome.rawValue):")
+        serverAllocations(outcome)
+    }
+}
+
+enum ServerOutcome: String, CaseIterable {
+    case completes = "the operation completes"
+    case cancelledByClient = "the client goes away"
+    case timesOut = "the deadline passes"
+}
+
+private func serverAllocations(_ outcome: ServerOutcome) {
     let count = 10_000
     let shutdown = CancellationRequest()
     for pass in 0..<2 {
@@ -407,11 +421,14 @@ func serverAllocations() {
             steps.append((step, Double(malloc_counter_stop()) / Double(count)))
             return result
         }
+        let deadline: Duration = outcome == .timesOut ? .milliseconds(1) : .seconds(3_600)
         let clients = counted("client CancellationRequest()") { (0..<count).map { _ in CancellationRequest() } }
         let requests = counted("CancellationRequest(linkedTo: [shutdown, client])") {
             clients.map { CancellationRequest(linkedTo: [shutdown.token, $0.token]) }
         }
-        counted("cancel(after: 1 hour)") { for request in requests { request.cancel(after: .seconds(3_600)) } }
+        counted("cancel(after: \(outcome == .timesOut ? "1 ms" : "1 hour"))") {
+            for request in requests { request.cancel(after: deadline) }
+        }
         let operations = counted("Promise()") { (0..<count).map { _ in Promise<Int>() } }
         let mapped = counted("map(on: .synchronous, cancellationToken:)") {
             (0..<count).map {
@@ -425,12 +442,28 @@ func serverAllocations() {
                 }
             }
         }
+        let reported = Atomic<Int>(0)
         counted("onComplete(on: .synchronous)") {
-            for future in rendered { future.onComplete(on: .synchronous) { _ in } }
+            for future in rendered {
+                future.onComplete(on: .synchronous) { _ in reported.add(1, ordering: .relaxed) }
+            }
         }
-        counted("fulfil (runs the map, the flatMap's closure and its future, the completion)") {
-            for (index, operation) in operations.enumerated() { operation.fulfill(index) }
+        switch outcome {
+        case .completes:
+            counted("fulfil (runs the map, the flatMap's closure and its future, the completion)") {
+                for (index, operation) in operations.enumerated() { operation.fulfill(index) }
+            }
+        case .cancelledByClient:
+            counted("the client's cancel() (cancels the request, fails the chain, stops the timer)") {
+                for client in clients { client.cancel() }
+            }
+        case .timesOut:
+            // The timer thread cancels the requests; the count covers it, from arming to the last completion.
+            counted("the deadline fires (cancels the request, fails the chain), waited for") {
+                while reported.load(ordering: .relaxed) < count { usleep(100) }
+            }
         }
+        precondition(reported.load(ordering: .relaxed) == count, "every request reports")
         counted("the request, its client and its chain released") {
             withExtendedLifetime((clients, requests, operations, mapped, rendered)) {}
         }

@@ -600,9 +600,9 @@ private final class Link: @unchecked Sendable {
     /// cancellable that no source can cancel it, and the request would be abandoned unfired.
     private func fire(reason: (any Error)?) {
         guard let core else { return }
-        Trampoline.run { [self] in
+        Trampoline.run(with: (self, core, reason)) { link, core, reason in
             core.cancel(reason: reason)
-            withExtendedLifetime(self) {}
+            withExtendedLifetime(link) {}
         }
     }
 
@@ -627,7 +627,7 @@ private final class AllOfLink: Sendable {
     func arrive(reason: (any Error)?) {
         // Acquiring and releasing: the last arrival happens after every other source's cancellation.
         guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0, let core else { return }
-        Trampoline.run { core.cancel(reason: reason) }  // as `Link.fire(reason:)`
+        Trampoline.run(with: (core, reason)) { core, reason in core.cancel(reason: reason) }  // as `Link.fire(reason:)`
     }
 
     /// A source let go of its arrival without being cancelled: the set can never be complete.

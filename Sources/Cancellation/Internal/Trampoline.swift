@@ -31,15 +31,38 @@ enum Trampoline {
             return
         }
         thread.isRunning = true
-        var next: Work? = work
-        while next != nil {
-            // Taken and called as a temporary, released at the end of this statement: what its
-            // release queues (a `deinit` that releases a request, whose links cancel or release
-            // others) is queued before the check below, never left behind once the loop ends.
-            next.take().unsafelyUnwrapped()
-            // What it queued runs next, first queued first, before older queued work.
+        var first: Work? = work
+        // Taken and called as a temporary, released at the end of this statement: what its
+        // release queues (a `deinit` that releases a request, whose links cancel or release
+        // others) is queued before ``runQueued(on:)`` looks, never left behind once it returns.
+        first.take().unsafelyUnwrapped()
+        runQueued(on: thread)
+    }
+
+    /// ``run(_:)`` for work on `argument`, written as a closure that captures nothing: it
+    /// allocates only when the work is queued. Cancelling a linked request from its source's
+    /// handler runs at once, so it allocates no closure context (guarded by AllocationCheck
+    /// `cancel-chain-with-token`).
+    static func run<Argument>(with argument: consuming Argument, _ work: @escaping (Argument) -> Void) {
+        let thread = ThreadWork.current
+        if thread.isRunning {
+            thread.queued.append { [argument] in work(argument) }
+            return
+        }
+        thread.isRunning = true
+        var taken: Argument? = consume argument
+        work(taken.take().unsafelyUnwrapped)  // released at the end of this statement, as in `run(_:)`
+        runQueued(on: thread)
+    }
+
+    /// Runs what the work run so far queued, and what that queues, until nothing is left.
+    private static func runQueued(on thread: ThreadWork) {
+        while true {
+            // What the last work queued runs next, first queued first, before older queued work.
             while let queued = thread.queued.popLast() { thread.pending.append(queued) }
-            next = thread.pending.popLast()
+            var next = thread.pending.popLast()
+            guard next != nil else { break }
+            next.take().unsafelyUnwrapped()  // released at the end of this statement, as in `run(_:)`
         }
         thread.isRunning = false
         if thread.pending.capacity > 1_024 { thread.pending = [] }  // a deep chain's storage

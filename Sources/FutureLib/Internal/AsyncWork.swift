@@ -110,7 +110,7 @@ extension Future {
             return
         }
         let registration = cancellationToken.onCancel { [self] in
-            complete(with: .failure(CancellationError()))
+            complete(with: .failure(cancelledFailure))
         }
         // One closure context per task (the task's own), not a second one for a wrapped body.
         switch placement {
@@ -167,9 +167,9 @@ extension Future {
         // finish before the handler above fails the future: a cancelled token still wins.
         do {
             let value = try await withCancellation(cancellationToken) { try await work() }
-            complete(with: cancellationToken.isCancellationRequested ? .failure(CancellationError()) : .success(value))
+            complete(with: cancellationToken.isCancellationRequested ? .failure(cancelledFailure) : .success(value))
         } catch {
-            complete(with: .failure(cancellationToken.isCancellationRequested ? CancellationError() : error))
+            complete(with: .failure(cancellationToken.isCancellationRequested ? cancelledFailure : error))
         }
     }
 

@@ -271,7 +271,7 @@ final class MapCallback<Value: Sendable, U: Sendable>: CancellableCallback<Value
         self.transform = transform
         self.derived = derived
         // Neither closure allocates: the first captures nothing, the second `derived` alone.
-        super.init(.result { _ in }, failDerived: { derived.complete(with: .failure(CancellationError())) })
+        super.init(.result { _ in }, failDerived: { derived.complete(with: .failure(cancelledFailure)) })
     }
 
     @inlinable
@@ -292,7 +292,7 @@ final class FlatMapCallback<Value: Sendable, U: Sendable>: CancellableCallback<V
     init(_ transform: @escaping @Sendable (Value) throws -> Future<U>, derived: Future<U>) {
         self.transform = transform
         self.derived = derived
-        super.init(.result { _ in }, failDerived: { derived.complete(with: .failure(CancellationError())) })
+        super.init(.result { _ in }, failDerived: { derived.complete(with: .failure(cancelledFailure)) })
     }
 
     @inlinable

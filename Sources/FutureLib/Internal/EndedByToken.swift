@@ -56,7 +56,7 @@ extension EndedByToken {
 extension Future: EndedByToken {
     @inlinable
     func endCancelled() {
-        complete(with: .failure(CancellationError()))
+        complete(with: .failure(cancelledFailure))
     }
 
     @inlinable

@@ -16,7 +16,7 @@ extension Future {
         onComplete(on: .synchronous, cancellationToken: cancellationToken) { result in
             placement.start(cancellationToken: cancellationToken) {
                 // Cancelled between the result and the task's start: the token wins, as on a context.
-                await f(cancellationToken.isCancellationRequested ? .failure(CancellationError()) : result)
+                await f(cancellationToken.isCancellationRequested ? .failure(cancelledFailure) : result)
             }
         }
     }
@@ -44,7 +44,7 @@ extension Future {
         onFailure(on: .synchronous, cancellationToken: cancellationToken, policy: policy) { error in
             placement.start(cancellationToken: cancellationToken) {
                 // Cancelled between the error and the task's start: the token wins, as on a context.
-                await f(cancellationToken.isCancellationRequested ? CancellationError() : error)
+                await f(cancellationToken.isCancellationRequested ? cancelledFailure : error)
             }
         }
     }
@@ -170,7 +170,7 @@ extension FutureStream {
         subscribe(at: placement, cancellationToken: cancellationToken) { event in
             switch event {
             case .result(let result): await f(result)
-            case .cancelled: await f(.failure(CancellationError()))
+            case .cancelled: await f(.failure(cancelledFailure))
             case .finished: break
             }
         }
@@ -195,7 +195,7 @@ extension FutureStream {
         subscribe(at: placement, cancellationToken: cancellationToken) { event in
             switch event {
             case .result(.failure(let error)) where policy.handles(error): await f(error)
-            case .cancelled: await f(CancellationError())
+            case .cancelled: await f(cancelledFailure)
             case .result, .finished: break
             }
         }

@@ -92,7 +92,7 @@ extension Future {
             return derived
         }
         let cancellable = CancellableCallback(callback) {
-            derived.complete(with: .failure(CancellationError()))
+            derived.complete(with: .failure(cancelledFailure))
         }
         register(cancellable, target: target, cancellationToken: cancellationToken)
         return derived
@@ -214,6 +214,6 @@ extension Future {
     @inlinable
     func cancelled(_ continuation: Continuation<Value>) {
         guard continuation.callback.takesErrors else { return }  // onSuccess is never called
-        continuation.dispatch(.failure(CancellationError()))
+        continuation.dispatch(.failure(cancelledFailure))
     }
 }

@@ -35,7 +35,7 @@ extension FutureStream {
         subscribe(on: context, cancellationToken: cancellationToken) { event in
             switch event {
             case .result(let result): f(result)
-            case .cancelled: f(.failure(CancellationError()))
+            case .cancelled: f(.failure(cancelledFailure))
             case .finished: break
             }
         }
@@ -100,7 +100,7 @@ extension FutureStream {
         subscribe(on: context, cancellationToken: cancellationToken) { event in
             switch event {
             case .result(.failure(let error)) where policy.handles(error): f(error)
-            case .cancelled: f(CancellationError())
+            case .cancelled: f(cancelledFailure)
             case .result, .finished: break
             }
         }

@@ -31,7 +31,7 @@ extension FutureStream {
             switch event {
             case .result(let result): first.complete(with: result)
             case .finished: first.complete(with: .failure(FutureError.noSuchElement))
-            case .cancelled: first.complete(with: .failure(CancellationError()))
+            case .cancelled: first.complete(with: .failure(cancelledFailure))
             }
             // Decided: unsubscribe, and release the link to the caller's token.
             subscription.cancel()

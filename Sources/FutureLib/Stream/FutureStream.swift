@@ -124,7 +124,7 @@ public final class FutureStream<Value: Sendable>: Sendable {
             keepAlive: FutureStream<Value>?
         )
         let done = state.withLock { state -> Done? in
-            guard let (published, evicted) = state.publish(.failure(CancellationError())),
+            guard let (published, evicted) = state.publish(.failure(cancelledFailure)),
                 let (finished, registrations, keepAlive) = state.finish()
             else { return nil }
             return (published, evicted, finished, registrations, keepAlive)

@@ -28,10 +28,13 @@ let package = Package(
         // Locks, spin waits, processor and thread identity: what `Cancellation` and `FutureLib` are
         // built from, not API (`package` access); not a product (as NIO's `NIOConcurrencyHelpers`).
         .target(name: "FutureLibConcurrencyHelpers", swiftSettings: swiftSettings),
+        // One C thread-local pointer, for the per-thread state of `FutureLib`'s hot path (C, because
+        // Swift has no thread-local storage of its own); not a product.
+        .target(name: "FutureLibThreadLocal"),
         .target(name: "Cancellation", dependencies: ["FutureLibConcurrencyHelpers"], swiftSettings: swiftSettings),
         .target(
             name: "FutureLib",
-            dependencies: ["Cancellation", "FutureLibConcurrencyHelpers"],
+            dependencies: ["Cancellation", "FutureLibConcurrencyHelpers", "FutureLibThreadLocal"],
             swiftSettings: swiftSettings
         ),
         .target(name: "FutureLibFoundation", dependencies: ["FutureLib"], swiftSettings: swiftSettings),

@@ -1,0 +1,3 @@
+#include "FutureLibThreadLocal.h"
+
+_Thread_local void *_Nullable futurelib_thread_local_state = 0;

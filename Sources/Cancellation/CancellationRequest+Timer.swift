@@ -62,7 +62,7 @@ extension CancellationRequest {
     /// - Parameter delay: How long from now until cancellation.
     public func cancel(after delay: Duration) {
         guard delay > .zero else {
-            cancel(reason: DeadlineExceededError())
+            cancel(reason: BoxedErrors.deadlineExceeded)
             return
         }
         core.arm(after: delay, on: nil)
@@ -87,7 +87,7 @@ extension CancellationRequest {
     ///   - clock: The clock that measures `delay`.
     public func cancel(after delay: Duration, clock: some TimerClock) {
         guard delay > .zero else {
-            cancel(reason: DeadlineExceededError())
+            cancel(reason: BoxedErrors.deadlineExceeded)
             return
         }
         core.arm(after: delay, on: clock)

@@ -101,7 +101,7 @@ public final class ManualClock: TimerClock {
             return state.horizon
         }
         while let fire = state.withLock({ $0.popDue(at: target) }) {
-            fire()
+            fire.run()
         }
         state.withLock { $0.now = max($0.now, target) }
     }
@@ -149,7 +149,7 @@ public final class ManualClock: TimerClock {
         while true {
             await Quiescence.wait()
             guard let fire = state.withLock({ $0.popDue(at: target) }) else { break }
-            fire()
+            fire.run()
         }
         state.withLock { $0.now = max($0.now, target) }
     }
@@ -264,7 +264,7 @@ public final class ManualClock: TimerClock {
 extension ManualClock.State {
     /// Takes out the earliest timer due at `target` or before, moves `now` to its deadline, and
     /// returns what it runs.
-    fileprivate mutating func popDue(at target: Duration) -> (@Sendable () -> Void)? {
+    fileprivate mutating func popDue(at target: Duration) -> TimerFire? {
         while let due = timers.popDue(at: target) {
             now = max(now, due.deadline)
             if let fire = due.peekFire() { return fire }  // a cancelled timer is never in the heap

@@ -119,13 +119,13 @@ private final class SystemTimers: @unchecked Sendable {
     /// On the timer queue: fires every timer that is due, earliest first, each outside the lock,
     /// then sets the source to the next deadline.
     private func fireDue() {
-        while let fire = state.withLock({ state -> (@Sendable () -> Void)? in
+        while let fire = state.withLock({ state -> TimerFire? in
             if let due = state.timers.popDue(at: Self.now), let fire = due.peekFire() { return fire }
             state.armed = nil
             rearm(&state)
             return nil
         }) {
-            fire()
+            fire.run()
         }
     }
 

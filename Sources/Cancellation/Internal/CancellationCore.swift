@@ -65,7 +65,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     /// that requested it, so every reader sees the same one. Nil until then.
     var cancellationReason: (any Error)? {
         guard isCancellationRequested else { return nil }
-        return storedReason ?? CancellationError()
+        return storedReason ?? BoxedErrors.cancellation
     }
 
     /// The reason stored by the cancellation that won; nil for `CancellationError()` or until then.

@@ -403,7 +403,7 @@ final class Attachments: @unchecked Sendable {
     /// What the timer runs when it fires: cancels the request, if its core is still alive, with
     /// ``DeadlineExceededError`` as the reason.
     func fireDeadline() {
-        core?.cancel(reason: DeadlineExceededError())
+        core?.cancel(reason: BoxedErrors.deadlineExceeded)
     }
 
     /// Stops the timer and removes the links, outside the request's lock, once they were taken out

@@ -20,15 +20,22 @@ class HeapTimer: @unchecked Sendable {
 
     /// With the lock held, when it is cancelled: the closure, taken out for good (the caller
     /// releases it outside the lock).
-    final func takeFire() -> (@Sendable () -> Void)? {
+    final func takeFire() -> TimerFire? {
         defer { fireClosure = nil }
-        return fireClosure
+        return fireClosure.map(TimerFire.init)
     }
 
     /// With the lock held: the closure, unless cancelled.
-    final func peekFire() -> (@Sendable () -> Void)? {
-        fireClosure
+    final func peekFire() -> TimerFire? {
+        fireClosure.map(TimerFire.init)
     }
+}
+
+/// A timer's closure as a lock's critical section returns it. A struct, not the closure itself: a
+/// function type returned through `withLock`'s generic result is wrapped in a reabstraction thunk,
+/// an allocation per cancelled or fired timer (AllocationCheck `request-deadline`).
+struct TimerFire {
+    let run: @Sendable () -> Void
 }
 
 /// The pending timers of a clock (``ManualClock``, ``SystemClock``): a binary min-heap ordered by

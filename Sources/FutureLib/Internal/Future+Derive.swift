@@ -26,24 +26,10 @@ extension Future {
         cancellationToken: CancellationToken,
         _ body: @escaping @Sendable (Result<Value, any Error>, Future<U>) -> Void
     ) -> Future<U> {
+        // Without a token, nothing can cancel: no registration, and no token check when it runs.
+        guard cancellationToken.canBeCancelled else { return deriveWithoutToken(on: context, body) }
         let target = ContinuationTarget(context)
-        // A derived future completed on a queue remembers it, for the blocking `value()`'s main-queue check.
-        let derived: Future<U>
-        if case .queue(let queue) = target {
-            derived = Future<U>(completedOn: queue)
-        } else {
-            derived = Future<U>()
-        }
-        // Without a token, nothing can cancel: the callback captures only `body` and `derived`
-        // (for `map`, the transform and the derived future: one closure context) and checks no
-        // token when it runs. Here rather than in the method below, where the derived future is a
-        // parameter: the optimizer then kept a second retain and a release of it per combinator
-        // (guarded by callgrind `futurelib-map`).
-        guard cancellationToken.canBeCancelled else {
-            add(target: target, callback: .result { result in body(result, derived) })
-            return derived
-        }
-        return derive(derived, target: target, cancellationToken: cancellationToken, body)
+        return derive(Future<U>(derivedFor: target), target: target, cancellationToken: cancellationToken, body)
     }
 
     /// ``derive(on:cancellationToken:_:)`` for a combinator that has checked that its token cannot
@@ -55,12 +41,11 @@ extension Future {
         _ body: @escaping @Sendable (Result<Value, any Error>, Future<U>) -> Void
     ) -> Future<U> {
         let target = ContinuationTarget(context)
-        let derived: Future<U>
-        if case .queue(let queue) = target {
-            derived = Future<U>(completedOn: queue)
-        } else {
-            derived = Future<U>()
-        }
+        let derived = Future<U>(derivedFor: target)
+        // The callback captures only `body` and `derived` (for `map`, the transform and the
+        // derived future: one closure context). Made here, where the derived future is a local,
+        // not in a method that takes it as a parameter: the optimizer then kept a second retain
+        // and a release of it per combinator (guarded by callgrind `futurelib-map`).
         add(target: target, callback: .result { result in body(result, derived) })
         return derived
     }
@@ -109,12 +94,7 @@ extension Future {
         box makeBox: (Future<U>) -> CancellableCallback<Value>
     ) -> Future<U> {
         let target = ContinuationTarget(context)
-        let derived: Future<U>
-        if case .queue(let queue) = target {
-            derived = Future<U>(completedOn: queue)
-        } else {
-            derived = Future<U>()
-        }
+        let derived = Future<U>(derivedFor: target)
         if derived.failIfCancelled(cancellationToken) { return derived }
         let box = makeBox(derived)
         box.token = cancellationToken  // before the box is stored: read by whoever runs it

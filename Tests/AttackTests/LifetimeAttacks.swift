@@ -86,6 +86,118 @@ extension Lifetimes {
     }
 }
 
+/// A combinator over several inputs, one of which never completes (a wrapped callback API that
+/// dropped its callback) and is held by nothing but the combinator. Its other inputs completed,
+/// carrying a value of some size, where a completed input leaves the result pending; for
+/// `firstCompleted` and `race`, which a completed input would decide, they never complete either.
+/// Each is followed by a `map` whose closure captures the probe (for `fold`, its own closure does):
+/// what only the completion of the result would run.
+enum GatheringCombinator: String, CaseIterable, Codable, Sendable {
+    case zipOfTwo, zipOfThree, sequence, fold, results, traverse, firstCompleted, firstSuccess, race
+
+    func apply(token: CancellationToken, capturing probe: Probe) -> Future<Int> {
+        let never = Future<Int>(on: DroppingContext()) { 0 }
+        let payload = [UInt8](repeating: 0, count: 64)  // a completed input's value, of some size
+        switch self {
+        case .zipOfTwo:
+            return never.zip(Future(value: payload), on: .synchronous, cancellationToken: token)
+                .map(on: .synchronous) { value, bytes in
+                    probe.touch()
+                    return value + bytes.count
+                }
+        case .zipOfThree:
+            return zip(never, Future(value: payload), Future(value: 1), on: .synchronous, cancellationToken: token)
+                .map(on: .synchronous) { value, bytes, one in
+                    probe.touch()
+                    return value + bytes.count + one
+                }
+        case .sequence:
+            return [never, Future(value: payload.count)].sequence(cancellationToken: token)
+                .map(on: .synchronous) { values in
+                    probe.touch()
+                    return values[0]
+                }
+        case .fold:
+            return [never, Future(value: payload.count)].fold(
+                on: .synchronous,
+                cancellationToken: token,
+                initial: 0
+            ) { total, value in
+                probe.touch()
+                return total + value
+            }
+        case .results:
+            return [never, Future(value: payload.count)].results(cancellationToken: token)
+                .map(on: .synchronous) { results in
+                    probe.touch()
+                    return try results[0].get()
+                }
+        case .traverse:
+            return [0, 1].traverse(on: .synchronous, cancellationToken: token) { $0 == 0 ? never : Future(value: 0) }
+                .map(on: .synchronous) { values in
+                    probe.touch()
+                    return values[0]
+                }
+        case .firstCompleted:
+            return [never, Future<Int>(on: DroppingContext()) { 0 }].firstCompleted(cancellationToken: token)
+                .map(on: .synchronous) { value in
+                    probe.touch()
+                    return value
+                }
+        case .firstSuccess:
+            // The failed input leaves it waiting for the one that never completes.
+            return [never, Future<Int>(error: AttackError())].firstSuccess(cancellationToken: token)
+                .map(on: .synchronous) { value in
+                    probe.touch()
+                    return value
+                }
+        case .race:
+            return Future.race(
+                on: .synchronous,
+                cancellationToken: token,
+                [{ @Sendable _ in never }, { @Sendable _ in Future<Int>(on: DroppingContext()) { 0 } }]
+            )
+            .map(on: .synchronous) { value in
+                probe.touch()
+                return value
+            }
+        }
+    }
+}
+
+extension Lifetimes {
+    /// How much the resident set may grow over `loop` combinators made and dropped, after a
+    /// warm-up: a few MB, where keeping them would cost tens.
+    static let growthLimit = 8 << 20
+
+    /// Makes and drops `loop` of `combinator` on inputs that never complete, first with no token,
+    /// then each with the token of a request of its own, dropped uncancelled; prints the resident
+    /// set before and after each loop (read after a warm-up of a tenth as many), and fails when a
+    /// result or its closure was kept, or when the resident set grew by `growthLimit` or more. The
+    /// bound holds without a sanitizer only: AddressSanitizer keeps freed memory resident in its
+    /// quarantine, and its LeakSanitizer check at this process's exit finds what was kept.
+    static func gatheringOnNeverCompleting(_ combinator: GatheringCombinator) {
+        let counter = ReleaseCounter()
+        for withToken in [false, true] {
+            func makeAndDrop() {
+                let request = withToken ? CancellationRequest() : nil
+                _ = combinator.apply(token: request?.token ?? .none, capturing: counter.make())
+            }
+            for _ in 0..<loop / 10 { makeAndDrop() }
+            let before = residentBytes() ?? 0
+            for _ in 0..<loop { makeAndDrop() }
+            let after = residentBytes() ?? 0
+            let shape = withToken ? "with dropped requests" : "with no token"
+            print("\(combinator) \(shape): \(loop), resident set \(before / 1024) KB -> \(after / 1024) KB")
+            let made = (withToken ? 2 : 1) * (loop + loop / 10)
+            guard counter.released == made else { fatalError("\(made - counter.released) results were kept") }
+            if !AttackSize.isSanitized, after - before >= growthLimit {
+                fatalError("the resident set grew by \((after - before) / 1024) KB")
+            }
+        }
+    }
+}
+
 extension Attacks {
     @Suite(.serialized, .timeLimit(.minutes(5)))
     struct LifetimeAttacks {
@@ -202,6 +314,20 @@ extension Attacks {
                 observing: [\.standardOutputContent, \.standardErrorContent]
             ) {
                 Lifetimes.droppedFutureMaps()
+            }
+            if let result { print(String(decoding: result.standardOutputContent, as: UTF8.self)) }
+            report(result)
+        }
+
+        @Test(arguments: GatheringCombinator.allCases)
+        func `combinators over several inputs on futures that never complete, made and dropped, keep nothing`(
+            combinator: GatheringCombinator
+        ) async {
+            let result = await #expect(
+                processExitsWith: .success,
+                observing: [\.standardOutputContent, \.standardErrorContent]
+            ) { [combinator] in
+                Lifetimes.gatheringOnNeverCompleting(combinator)
             }
             if let result { print(String(decoding: result.standardOutputContent, as: UTF8.self)) }
             report(result)

@@ -174,8 +174,9 @@ extension Lifetimes {
     /// then each with the token of a request of its own, dropped uncancelled; prints the resident
     /// set before and after each loop (read after a warm-up of a tenth as many), and fails when a
     /// result or its closure was kept, or when the resident set grew by `growthLimit` or more. The
-    /// bound holds without a sanitizer only: AddressSanitizer keeps freed memory resident in its
-    /// quarantine, and its LeakSanitizer check at this process's exit finds what was kept.
+    /// bound is checked without a sanitizer only, whose runtime keeps memory of its own
+    /// (AddressSanitizer holds freed blocks in its quarantine); under AddressSanitizer, its
+    /// LeakSanitizer check at this process's exit finds what was kept.
     static func gatheringOnNeverCompleting(_ combinator: GatheringCombinator) {
         let counter = ReleaseCounter()
         for withToken in [false, true] {

@@ -1,7 +1,7 @@
 import Cancellation
-import FutureLibConcurrencyHelpers
 import Dispatch
 import FutureLib
+import FutureLibConcurrencyHelpers
 import Synchronization
 import TestSupport
 import Testing

@@ -1,5 +1,5 @@
-import FutureLibConcurrencyHelpers
 import Dispatch
+import FutureLibConcurrencyHelpers
 import Synchronization
 
 /// The shared heart of a request: what its tokens and registrations point at.

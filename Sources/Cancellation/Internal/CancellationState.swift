@@ -1,5 +1,5 @@
-import FutureLibConcurrencyHelpers
 import Dispatch  // DispatchSemaphore
+import FutureLibConcurrencyHelpers
 
 /// The state of one cancellation request, as a pure value: every event is a `mutating` method that
 /// returns what the caller must do once the lock is released (the async-algorithms pattern).

@@ -95,9 +95,9 @@ asan: ## Run the test suite under AddressSanitizer and LeakSanitizer (the tests 
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/LeakSanitizer.supp \
 		$(SWIFT) test --sanitize=address --scratch-path .build-asan $(TEST_FLAGS)
 
-stress: ## Repeat the race tests (STRESS_ITERATIONS, default 100000), run MODEL_SEEDS model seeds (10000), the full-size scale and depth tests (10⁶ deep) and STRESS_ITERATIONS cases per property test
+stress: ## Repeat the race tests (STRESS_ITERATIONS, default 100000), run MODEL_SEEDS model seeds (10000), the full-size scale, depth and lifetime-loop tests (10⁶) and STRESS_ITERATIONS cases per property test
 	FUTURELIB_STRESS_ITERATIONS=$${STRESS_ITERATIONS:-100000} FUTURELIB_MODEL_SEEDS=$${MODEL_SEEDS:-10000} \
-		$(SWIFT) test -c release --scratch-path .build-stress --filter 'Race|Model|Scale|Depth|Property'
+		$(SWIFT) test -c release --scratch-path .build-stress --filter 'Race|Model|Scale|Depth|Property|LifetimeAttacks'
 
 soak: ## A server-shaped soak (release): 10⁶ requests, fails on memory growth, a pending future or a handler run twice
 	$(SWIFT) run -c release Soak $${SOAK_REQUESTS:-1000000}

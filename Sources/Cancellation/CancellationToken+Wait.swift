@@ -1,5 +1,5 @@
-import FutureLibConcurrencyHelpers
 import Dispatch
+import FutureLibConcurrencyHelpers
 
 extension CancellationToken {
     /// Blocks the calling thread until cancellation is requested or `timeout` has passed.

@@ -1,5 +1,5 @@
-import FutureLibConcurrencyHelpers
 import Dispatch
+import FutureLibConcurrencyHelpers
 
 /// The real clock, and the default `clock:` of every API that waits for time.
 ///

@@ -1,5 +1,5 @@
-import FutureLibConcurrencyHelpers
 import Dispatch
+import FutureLibConcurrencyHelpers
 import Synchronization
 
 /// A context that runs at most ``maxConcurrency`` jobs at once on another context, and queues the rest.

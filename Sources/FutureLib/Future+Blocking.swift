@@ -1,5 +1,5 @@
-import FutureLibConcurrencyHelpers
 import Dispatch
+import FutureLibConcurrencyHelpers
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
-public import FutureLibConcurrencyHelpers  // public: inlinable code uses its lock
 public import Dispatch  // public: `init(completedOn:)` is inlinable
+public import FutureLibConcurrencyHelpers  // public: inlinable code uses its lock
 
 /// A value that becomes available later, exactly once: a success or an error.
 ///

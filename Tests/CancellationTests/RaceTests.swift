@@ -1,6 +1,6 @@
 import Cancellation
-import FutureLibConcurrencyHelpers
 import Foundation
+import FutureLibConcurrencyHelpers
 import Synchronization
 import TestSupport
 import Testing

@@ -1,5 +1,5 @@
-import Foundation
 import Cancellation
+import Foundation
 import TestSupport
 import Testing
 

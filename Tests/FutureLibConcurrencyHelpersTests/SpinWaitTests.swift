@@ -1,5 +1,5 @@
-import FutureLibConcurrencyHelpers
 import Dispatch
+import FutureLibConcurrencyHelpers
 import TestSupport
 import Testing
 

@@ -2,8 +2,8 @@
 // mocks, nothing beyond loopback. A fixture, not a product: plain POSIX sockets, one thread per
 // connection (bounded), one request per connection (`Connection: close`).
 import Cancellation
-import FutureLibConcurrencyHelpers
 package import Foundation  // package: `url(_:)` returns a `URL`
+import FutureLibConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import Cancellation
-import FutureLibConcurrencyHelpers
 package import Foundation  // package: `currentThreadID()` returns `pthread_t`
+import FutureLibConcurrencyHelpers
 import Synchronization
 
 // MARK: - Dedicated threads

@@ -1,5 +1,5 @@
-import FutureLibConcurrencyHelpers
 public import Dispatch  // public: `QueueSubmission.async(on:_:)` is called by inlinable code
+import FutureLibConcurrencyHelpers
 
 /// How FutureLib submits work to a `DispatchQueue` used as an execution context.
 ///

@@ -122,7 +122,8 @@ extension Future {
         policy: ErrorPolicy = .allErrorsExceptCancellation,
         _ transform: @escaping @MainActor (any Error) throws -> FutureStream<Value>
     ) -> FutureStream<Value> {
-        recoverWith(capacity: capacity, on: context.queue, cancellationToken: cancellationToken, policy: policy) { error in
+        recoverWith(capacity: capacity, on: context.queue, cancellationToken: cancellationToken, policy: policy) {
+            error in
             try MainActor.assumeIsolated { try transform(error) }
         }
     }

@@ -84,8 +84,9 @@ integrations-soak: ## A Hummingbird application under keep-alive load (release):
 demo-server: ## Run the server-side demo: AsyncHTTPClient requests cancelled by deadlines and graceful shutdown
 	cd Integrations && $(SWIFT) run DemoServer
 
-tsan: ## Run the test suite under ThreadSanitizer, built exactly as a user builds it (no -D flag)
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan $(TEST_FLAGS)
+tsan: ## Run the test suite under ThreadSanitizer, built exactly as a user builds it (no -D flag); runtime-only suppressions in Tests/ThreadSanitizer.supp
+	TSAN_OPTIONS=suppressions=$(CURDIR)/Tests/ThreadSanitizer.supp \
+		$(SWIFT) test --sanitize=thread --scratch-path .build-tsan $(TEST_FLAGS)
 
 tsan-consumer: ## An outside package (Tests/Consumer) under plain `swift test --sanitize=thread`; any TSan report fails
 	mkdir -p .build-tsan-consumer

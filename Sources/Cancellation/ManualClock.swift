@@ -256,8 +256,7 @@ public final class ManualClock: TimerClock {
             state.timers.remove(timer)
             return timer.takeFire()
         }
-        _ = consume fire  // released here, outside the lock: it may run user `deinit`s (a closure:
-        // `withExtendedLifetime` would allocate a reabstraction thunk)
+        _ = consume fire  // released here, outside the lock: its closure's captures may run user `deinit`s
     }
 }
 

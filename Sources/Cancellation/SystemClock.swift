@@ -102,8 +102,7 @@ private final class SystemTimers: @unchecked Sendable {
             state.timers.remove(timer)  // the source may stay set to its deadline: a harmless early wake-up
             return timer.takeFire()
         }
-        _ = consume fire  // released here, outside the lock: it may run user `deinit`s (a closure:
-        // `withExtendedLifetime` would allocate a reabstraction thunk)
+        _ = consume fire  // released here, outside the lock: its closure's captures may run user `deinit`s
     }
 
     /// Sets the source to the earliest deadline if it is not set to that or earlier. With the lock

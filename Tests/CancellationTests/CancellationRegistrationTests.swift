@@ -268,4 +268,46 @@ struct CancellationRegistrationTests {
         #expect(onNone == onCancelled)
         #expect(Set([onNone, onCancelled]).count == 1)
     }
+
+    // MARK: - Where handlers are stored (the first two in the request, the others in a slab)
+
+    @Test(arguments: [1, 2, 3, 5])
+    func `handlers whose release notifies are each called once, uncancelled, when their request is released unrun`(
+        count: Int
+    ) {
+        let calls = Locked([Int: Int]())
+        let cancelledAtCall = Counter()
+        do {
+            let request = CancellationRequest()
+            let token = request.token
+            for index in 0..<count {
+                _ = token.onCancelOrRelease {
+                    if token.isCancellationRequested { cancelledAtCall.increment() }
+                    calls.withLock { $0[index, default: 0] += 1 }
+                }
+            }
+        }
+        #expect(calls.withLock { $0 } == Dictionary(uniqueKeysWithValues: (0..<count).map { ($0, 1) }))
+        #expect(cancelledAtCall.value == 0)
+    }
+
+    @Test(arguments: [[1], [0, 3], [1, 3, 4], [0, 1, 2, 3, 4]])
+    func `slots freed by unregister, in the request or in the slab, are reused and cancel runs the rest newest first`(
+        removed: [Int]
+    ) {
+        let request = CancellationRequest()
+        let order = Locked([String]())
+        var registrations: [CancellationRegistration] = []
+        for name in ["a", "b", "c", "d", "e"] {
+            registrations.append(request.token.onCancel { order.withLock { $0.append(name) } })
+        }
+        for index in removed { #expect(registrations[index].unregister()) }
+        for name in ["f", "g", "h"] {
+            registrations.append(request.token.onCancel { order.withLock { $0.append(name) } })
+        }
+        #expect(!registrations[removed[0]].unregister())  // a stale key never removes the slot's new handler
+        request.cancel()
+        let kept = ["a", "b", "c", "d", "e"].enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+        #expect(order.withLock { $0 } == (kept + ["f", "g", "h"]).reversed())
+    }
 }

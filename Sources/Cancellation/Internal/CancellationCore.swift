@@ -416,8 +416,11 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         // the work, outside every lock (the handlers' captures' `deinit`s are user code). Run at
         // once, as a request released outside any other release is, this allocates nothing
         // (`RoundsDriver --server-allocations`, the release step).
-        Trampoline.run(with: (consume remains, consume lists)) { remains, _ in
+        Trampoline.run(with: (consume remains, consume lists)) { remains, lists in
             remains?.attachments?.detach()  // stops the timer, removes the links
+            // What the slabs' `deinit`s do for theirs when the lists are dropped, right after this.
+            remains?.handlers.notifyInlineReleased()
+            for list in lists ?? [] { list.notifyInlineReleased() }
         }
     }
 
@@ -666,4 +669,3 @@ private final class AllOfArrival: Sendable {
         if !arrived.load(ordering: .relaxed) { link.lost() }
     }
 }
-

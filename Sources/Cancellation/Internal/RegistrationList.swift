@@ -1,4 +1,5 @@
-/// The handlers registered on one request: a slab of slots threaded into a doubly linked list.
+/// The handlers registered on one request: slots threaded into a doubly linked list, the first two
+/// inline, the others in a slab.
 ///
 /// Every operation the request needs is O(1): `append` reuses a free slot or grows the slab,
 /// `remove` unlinks a slot by index, and `removeNewest` pops the tail so that cancellation runs
@@ -11,7 +12,13 @@
 ///
 /// A handler stored through ``CancellationToken/onCancelOrRelease(_:)`` is marked in its slot (the top bit
 /// of `stampHigh`, which no stamp reaches): dropped with the list unrun, it is called once more,
-/// by the slab's `deinit`, outside every lock, so that it can let go of what it holds.
+/// outside every lock, so that it can let go of what it holds: by the slab's `deinit`, and for the
+/// inline slots by ``notifyInlineReleased()``, which whoever drops a list with handlers calls first.
+///
+/// Why two slots inline: most requests hold one or two handlers at a time (a client's request the
+/// link of the request linked to it; a per-request token a `map` and a `flatMap`), and the slab was
+/// an allocation per request for them (guarded by AllocationCheck `linked-request` and
+/// `cancel-chain-with-token`). A list is 64 bytes bigger for it.
 ///
 /// A value type whose slab is a ``SlotBuffer`` of its own: no copy-on-write, so no uniqueness
 /// check and no bounds check on the hot paths (every index used is a stored key's, checked
@@ -34,8 +41,19 @@ struct RegistrationList {
     /// The most handlers one list holds: the top 4 bits of a key's slot name a stripe.
     static let maximumCount = 1 << 28
 
+    /// Slots 0 and 1 are stored in the list itself; slot `n` from 2 on is the slab's `n - 2`.
+    private static let inlineCount: UInt32 = 2
+
     /// 32 bytes: handler 16, generation 4, stamp's high half 4 (what was padding), links 4 + 4.
     fileprivate struct Slot {
+        static let unused = Slot(
+            handler: nil,
+            generation: 0,
+            stampHigh: 0,
+            previous: RegistrationList.nil32,
+            next: RegistrationList.nil32
+        )
+
         var handler: Handler?
         /// The generation, bumped when the slot is freed; in a stripe, the low half of its handler's stamp.
         var generation: UInt32
@@ -52,10 +70,43 @@ struct RegistrationList {
     /// In `stampHigh`: the handler is called when it is dropped unrun (``append(_:notifiesOnRelease:)``).
     fileprivate static let notifiesOnReleaseBit: UInt32 = 1 << 31
 
-    /// Nil until the first handler: a request that never stores one allocates no slab.
+    /// Slot 0.
+    private var first = Slot.unused
+    /// Slot 1.
+    private var second = Slot.unused
+    /// Nil until the third handler: a request that never stores more than two allocates no slab.
     private var buffer: SlotBuffer?
     private var newest = nil32
     private var freeHead = nil32
+    /// How many of the inline slots were ever used (0, 1 or 2): they are used before the slab.
+    private var inlineUsed: UInt32 = 0
+
+    /// Reads slot `index` in place, inline or in the slab. `index` is a stored key's (checked), a
+    /// linked slot's or a free one's, so the slab exists when `index` is past the inline slots.
+    ///
+    /// Closures rather than a `_read`/`_modify` subscript: a yield in more than one branch kept the
+    /// coroutine from being inlined, and its frame was an allocation per access (guarded by
+    /// AllocationCheck `linked-request`). No `R` here is a function type, which would be reabstracted.
+    @inline(__always)
+    private func read<R>(_ index: UInt32, _ body: (borrowing Slot) -> R) -> R {
+        switch index {
+        case 0: return body(first)
+        case 1: return body(second)
+        default: return body(buffer.unsafelyUnwrapped.slots[Int(index &- Self.inlineCount)])
+        }
+    }
+
+    /// Changes slot `index` in place (see ``read(_:_:)``).
+    @inline(__always)
+    private mutating func modify<R>(_ index: UInt32, _ body: (inout Slot) -> R) -> R {
+        switch index {
+        case 0: return body(&first)
+        case 1: return body(&second)
+        default:
+            let slots = buffer.unsafelyUnwrapped.slots
+            return body(&slots[Int(index &- Self.inlineCount)])
+        }
+    }
 
     /// Stores `handler` as the newest entry; with `notifiesOnRelease`, a list dropped with it still
     /// stored calls it (see ``CancellationToken/onCancelOrRelease(_:)``).
@@ -74,40 +125,48 @@ struct RegistrationList {
         let stampHigh =
             UInt32(truncatingIfNeeded: (stamp ?? 0) >> 32) | (notifiesOnRelease ? Self.notifiesOnReleaseBit : 0)
         let index: UInt32
-        let slots: UnsafeMutablePointer<Slot>
-        // Pointers and counts are read out of the buffer at once, never a reference to it kept
-        // across writes to `self`: that would cost a retain and a release per call.
+        let generation: UInt32
         if freeHead != Self.nil32 {
             index = freeHead
-            slots = buffer.unsafelyUnwrapped.slots  // a free slot exists, so the buffer does
-            freeHead = slots[Int(index)].previous
-            slots[Int(index)].handler = handler
-            if let stamp { slots[Int(index)].generation = UInt32(truncatingIfNeeded: stamp) }
-            slots[Int(index)].stampHigh = stampHigh  // also in a request's own list: the slot's mark
-            slots[Int(index)].previous = newest
-            slots[Int(index)].next = Self.nil32
-        } else {
-            if buffer == nil || buffer.unsafelyUnwrapped.used == buffer.unsafelyUnwrapped.slotCapacity {
-                buffer = SlotBuffer.make(movingFrom: buffer)
+            let newest = newest
+            (freeHead, generation) = modify(index) { slot in
+                let nextFree = slot.previous
+                slot.handler = handler
+                if let stamp { slot.generation = UInt32(truncatingIfNeeded: stamp) }
+                slot.stampHigh = stampHigh  // also in a request's own list: the slot's mark
+                slot.previous = newest
+                slot.next = Self.nil32
+                return (nextFree, slot.generation)
             }
-            let used = buffer.unsafelyUnwrapped.used
-            precondition(used < Self.maximumCount, "too many cancellation handlers registered on one token")
-            index = UInt32(used)
-            slots = buffer.unsafelyUnwrapped.slots
-            (slots + used).initialize(
-                to: Slot(
-                    handler: handler,
-                    generation: UInt32(truncatingIfNeeded: stamp ?? 0),
-                    stampHigh: stampHigh,
-                    previous: newest,
-                    next: Self.nil32
-                )
+        } else {
+            generation = UInt32(truncatingIfNeeded: stamp ?? 0)
+            let slot = Slot(
+                handler: handler,
+                generation: generation,
+                stampHigh: stampHigh,
+                previous: newest,
+                next: Self.nil32
             )
-            buffer.unsafelyUnwrapped.used = used + 1
+            if inlineUsed < Self.inlineCount {
+                index = inlineUsed
+                inlineUsed += 1
+                modify(index) { $0 = slot }
+            } else {
+                // Pointers and counts are read out of the buffer at once, never a reference to it
+                // kept across writes to `self`: that would cost a retain and a release per call.
+                if buffer == nil || buffer.unsafelyUnwrapped.used == buffer.unsafelyUnwrapped.slotCapacity {
+                    buffer = SlotBuffer.make(movingFrom: buffer)
+                }
+                let used = buffer.unsafelyUnwrapped.used
+                precondition(used < Self.maximumCount - 2, "too many cancellation handlers registered on one token")
+                index = UInt32(used) + Self.inlineCount
+                (buffer.unsafelyUnwrapped.slots + used).initialize(to: slot)
+                buffer.unsafelyUnwrapped.used = used + 1
+            }
         }
-        if newest != Self.nil32 { slots[Int(newest)].next = index }
+        if newest != Self.nil32 { modify(newest) { $0.next = index } }
         newest = index
-        return Key(slot: index, generation: slots[Int(index)].generation)
+        return Key(slot: index, generation: generation)
     }
 
     /// Whether no handler is stored: O(1).
@@ -119,31 +178,47 @@ struct RegistrationList {
         var index = newest
         while index != Self.nil32 {
             count += 1
-            index = buffer.unsafelyUnwrapped.slots[Int(index)].previous
+            index = read(index) { $0.previous }
         }
         return count
     }
 
     /// Removes the handler stored under `key`, if it is still there, and returns it.
     mutating func remove(_ key: Key) -> Handler? {
-        let index = Int(key.slot)
-        guard let used = buffer?.used, index < used else { return nil }
-        let slots = buffer.unsafelyUnwrapped.slots
-        guard slots[index].generation == key.generation, let handler = slots[index].handler else { return nil }
-        slots[index].handler = nil
-        let previous = slots[index].previous
-        let next = slots[index].next
-        if previous != Self.nil32 { slots[Int(previous)].next = next }
+        let index = key.slot
+        if index < Self.inlineCount {
+            guard index < inlineUsed else { return nil }
+        } else {
+            guard let used = buffer?.used, Int(index - Self.inlineCount) < used else { return nil }
+        }
+        // One access to the slot: checks it, moves it out and puts it on the free list.
+        let freeHead = freeHead
+        let removed: Slot? = modify(index) { slot in
+            guard slot.generation == key.generation, slot.handler != nil else { return nil }
+            return withUnsafeMutablePointer(to: &slot) { slot in
+                let taken = slot.move()  // the handler changes hands without a retain and a release
+                slot.initialize(
+                    to: Slot(
+                        handler: nil,
+                        generation: taken.generation &+ 1,
+                        stampHigh: taken.stampHigh,
+                        previous: freeHead,
+                        next: Self.nil32
+                    )
+                )
+                return taken
+            }
+        }
+        guard let removed else { return nil }
+        let (previous, next) = (removed.previous, removed.next)
+        if previous != Self.nil32 { modify(previous) { $0.next = next } }
         if next != Self.nil32 {
-            slots[Int(next)].previous = previous
+            modify(next) { $0.previous = previous }
         } else {
             newest = previous
         }
-        slots[index].generation &+= 1
-        slots[index].next = Self.nil32
-        slots[index].previous = freeHead
-        freeHead = key.slot
-        return handler
+        self.freeHead = index
+        return removed.handler
     }
 
     /// The stamp and key of every stored handler of a stripe: O(n), for a striped cancellation, which
@@ -151,11 +226,10 @@ struct RegistrationList {
     func stampsAndKeys(into entries: inout [StampedKey], stripeBits: UInt32) {
         var index = newest
         while index != Self.nil32 {
-            let generation = buffer.unsafelyUnwrapped.slots[Int(index)].generation
-            let high = buffer.unsafelyUnwrapped.slots[Int(index)].stampHigh & ~Self.notifiesOnReleaseBit
-            let stamp = UInt64(high) << 32 | UInt64(generation)
+            let (generation, high, previous) = read(index) { ($0.generation, $0.stampHigh, $0.previous) }
+            let stamp = UInt64(high & ~Self.notifiesOnReleaseBit) << 32 | UInt64(generation)
             entries.append(StampedKey(stamp: stamp, key: Key(slot: index | stripeBits, generation: generation)))
-            index = buffer.unsafelyUnwrapped.slots[Int(index)].previous
+            index = previous
         }
     }
 
@@ -175,32 +249,58 @@ struct RegistrationList {
     ///
     /// Leaner than ``remove(_:)``: the slot is emptied but not put on the free list, nor is its
     /// generation bumped. Nothing is stored again once cancellation has begun, and an emptied slot
-    /// never matches a key (``remove(_:)`` checks for a handler). The slot is moved out, so the
-    /// handler changes hands without a retain and a release.
+    /// never matches a key (``remove(_:)`` checks for a handler). The handler is moved out, so it
+    /// changes hands without a retain and a release.
     mutating func removeNewest() -> Entry? {
         let index = newest
         guard index != Self.nil32 else { return nil }
-        let slots = buffer.unsafelyUnwrapped.slots  // a linked slot exists, so the buffer does
-        let slot = (slots + Int(index)).move()
-        (slots + Int(index)).initialize(
-            to: Slot(
-                handler: nil,
-                generation: slot.generation,
-                stampHigh: slot.stampHigh,
-                previous: Self.nil32,
-                next: Self.nil32
-            )
-        )
-        if slot.previous != Self.nil32 { slots[Int(slot.previous)].next = Self.nil32 }
+        let slot = takeSlot(index)
+        modify(index) { $0.previous = Self.nil32 }
+        if slot.previous != Self.nil32 { modify(slot.previous) { $0.next = Self.nil32 } }
         newest = slot.previous
         return Entry(key: Key(slot: index, generation: slot.generation), handler: slot.handler!)
+    }
+
+    /// Moves slot `index` out, leaving it without its handler: the handler changes hands without
+    /// a retain and a release. Through a pointer to the slot, not `Optional.take()` on its handler: a
+    /// closure passed through a generic function is reabstracted, an allocation per call (guarded
+    /// by AllocationCheck `cancel-chain-with-token`).
+    @inline(__always)
+    private mutating func takeSlot(_ index: UInt32) -> Slot {
+        switch index {
+        case 0: return withUnsafeMutablePointer(to: &first) { Self.take(from: $0) }
+        case 1: return withUnsafeMutablePointer(to: &second) { Self.take(from: $0) }
+        default: return Self.take(from: buffer.unsafelyUnwrapped.slots + Int(index &- Self.inlineCount))
+        }
+    }
+
+    @inline(__always)
+    private static func take(from slot: UnsafeMutablePointer<Slot>) -> Slot {
+        let taken = slot.move()
+        slot.initialize(
+            to: Slot(
+                handler: nil,
+                generation: taken.generation,
+                stampHigh: taken.stampHigh,
+                previous: taken.previous,
+                next: taken.next
+            )
+        )
+        return taken
+    }
+
+    /// Calls the marked handlers still stored in the inline slots, as the slab's `deinit` does for
+    /// its own: for whoever drops a list that may hold handlers, outside every lock, before it drops it.
+    func notifyInlineReleased() {
+        if first.stampHigh & Self.notifiesOnReleaseBit != 0, let handler = first.handler { handler() }
+        if second.stampHigh & Self.notifiesOnReleaseBit != 0, let handler = second.handler { handler() }
     }
 }
 
 /// The slab of a ``RegistrationList``: `slotCapacity` slots, of which the first `used` are initialized.
 ///
-/// The slots are allocated in the object itself (a `ManagedBuffer`), so a list's first handler
-/// costs one allocation, not two (guarded by AllocationCheck `linked-request`). A class so that
+/// The slots are allocated in the object itself (a `ManagedBuffer`), so a list's third handler
+/// costs one allocation, not two (guarded by AllocationCheck `request-with-handlers`). A class so that
 /// the list's storage is a pointer it owns outright, with none of `Array`'s copy-on-write checks;
 /// only one list ever holds a buffer. Releasing the buffer destroys the slots, and with them any
 /// handler still stored (calling those marked to be notified): the owner drops a list only outside its lock.

@@ -88,6 +88,16 @@ private final class SystemTimers: @unchecked Sendable {
         .nanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds))
     }
 
+    /// Gives `timer`, made without a closure (``SystemTimer/init()``), its closure and schedules it.
+    func start(_ timer: SystemTimer, after delay: Duration, _ fire: @escaping @Sendable () -> Void) {
+        let deadline = Self.now.advanced(byDelay: delay)
+        state.withLock { state in
+            timer.setFire(fire)
+            state.timers.schedule(timer, at: deadline)
+            rearm(&state)
+        }
+    }
+
     func schedule(_ timer: SystemTimer, after delay: Duration) {
         let deadline = Self.now.advanced(byDelay: delay)
         state.withLock { state in
@@ -140,14 +150,23 @@ private final class SystemTimers: @unchecked Sendable {
 }
 
 /// A timer of the ``SystemClock``: its place in the heap of ``SystemTimers``, and what to run.
-private final class SystemTimer: HeapTimer, ClockTimer, @unchecked Sendable {
+///
+/// Not final: a request's ``Attachments`` is one, made with ``init()`` and started with
+/// ``start(after:_:)``, so that a request's deadline on the system clock allocates no timer of
+/// its own (guarded by AllocationCheck `request-deadline`).
+class SystemTimer: HeapTimer, ClockTimer, @unchecked Sendable {
     // Sendable: no state of its own; `HeapTimer`'s is read only under the lock of `SystemTimers`.
 
-    func reschedule(after delay: Duration) {
+    /// Gives a timer made by ``init()`` its closure and schedules it, `delay` from now: once.
+    final func start(after delay: Duration, _ fire: @escaping @Sendable () -> Void) {
+        SystemTimers.shared.start(self, after: delay, fire)
+    }
+
+    final func reschedule(after delay: Duration) {
         SystemTimers.shared.schedule(self, after: delay)
     }
 
-    func cancel() {
+    final func cancel() {
         SystemTimers.shared.cancel(self)
     }
 }

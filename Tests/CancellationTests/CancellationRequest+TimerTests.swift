@@ -26,6 +26,29 @@ struct CancellationRequestTimerTests {
         #expect(cancelled)
     }
 
+    @Test func `a deadline moved from the system clock to a manual clock and back fires once, on the system clock`() async {
+        let manual = ManualClock()
+        let request = CancellationRequest(cancelAfter: .seconds(3_600))  // the request's first system timer
+        request.cancel(after: .seconds(1), clock: manual)  // replaces it: stopped for good
+        request.cancel(after: .milliseconds(20), clock: .system)  // a system timer again, a new one
+        let cancelled = await onDedicatedThread { request.token.wait(timeout: .seconds(10)) }
+        #expect(cancelled)
+        #expect(request.token.cancellationReason is DeadlineExceededError)
+        #expect(manual.pendingTimerCount == 0)
+    }
+
+    @Test func `a deadline moved on the system clock fires at its new time, and a stopped one never fires`() async {
+        let moved = CancellationRequest(cancelAfter: .seconds(3_600))
+        moved.cancel(after: .milliseconds(20))
+        let stopped = CancellationRequest(cancelAfter: .milliseconds(20))
+        let stoppedToken = stopped.token
+        stopped.cancel(after: .seconds(1), clock: ManualClock())  // its system timer is stopped
+        let cancelled = await onDedicatedThread { moved.token.wait(timeout: .seconds(10)) }
+        #expect(cancelled)
+        let stoppedFired = await onDedicatedThread { stoppedToken.wait(timeout: .milliseconds(200)) }
+        #expect(!stoppedFired)
+    }
+
     // MARK: - A pending timer keeps its request cancellable while it is observable
 
     @Test func `a pending timer keeps its request cancellable: the token alone is enough`() async {

@@ -209,7 +209,7 @@ let scenarios: [Scenario] = [
         key: "future-async",
         description: "Future { async }, awaited (per future)",
         operations: 2_000,
-        tolerance: 0.5,
+        tolerance: 0.9,
         runs: 5
     ) { count in
         for _ in 0..<count { sink(try await Future { () async throws -> Int in 2 }.value()) }

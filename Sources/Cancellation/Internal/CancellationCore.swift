@@ -501,14 +501,23 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         case .create(let clock, let attachments):
             // The closure captures the attachments alone, which then serve as its context: no
             // allocation (guarded by AllocationCheck `request-deadline`). They reach this core weakly.
-            let timer = clock.makeTimer(after: delay) { attachments.fireDeadline() }
-            let (stale, unpinned) = state.withLock { state in
-                let stale = state.install(timer, on: clock, of: self)
-                return (stale, state.hasAttachments ? pinStripes() : [])
-            }
-            withExtendedLifetime(unpinned) {}  // released here, outside the lock
-            stale?.cancel()
+            install(clock.makeTimer(after: delay) { attachments.fireDeadline() }, on: clock)
+        case .start(let attachments):
+            // The attachments are the timer: nothing to allocate (AllocationCheck `request-deadline`).
+            attachments.start(after: delay) { attachments.fireDeadline() }
+            install(attachments, on: SystemClock())
         }
+    }
+
+    /// Keeps `timer`, made and started outside the lock, and stops the one it replaces (or `timer`
+    /// itself, when the request was cancelled or abandoned meanwhile).
+    private func install(_ timer: any ClockTimer, on clock: any TimerClock) {
+        let (stale, unpinned) = state.withLock { state in
+            let stale = state.install(timer, on: clock, of: self)
+            return (stale, state.hasAttachments ? pinStripes() : [])
+        }
+        withExtendedLifetime(unpinned) {}  // released here, outside the lock
+        stale?.cancel()
     }
 
     // MARK: - Tests

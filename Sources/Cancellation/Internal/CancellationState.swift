@@ -330,6 +330,8 @@ struct CancellationState {
         /// Make a timer on this clock, outside the lock, that fires these attachments'
         /// ``Attachments/fireDeadline()``, then ``install(_:on:)`` it.
         case create(any TimerClock, Attachments)
+        /// The same on the system clock, with the attachments as the timer (``SystemTimer/start(after:_:)``).
+        case start(Attachments)
         /// Move this existing timer, outside the lock.
         case reschedule(any ClockTimer)
         /// Cancelled or abandoned: a timer has nothing left to do.
@@ -345,10 +347,21 @@ struct CancellationState {
         guard case .active = phase else { return .none }
         let attachments = attach(core)
         if let timer = attachments.timer, let current = attachments.clock {
-            if let clock, !isSameClock(clock, current) { return .create(clock, attachments) }
+            if let clock, !isSameClock(clock, current) { return create(on: clock, attachments) }
             return .reschedule(timer)
         }
-        return .create(clock ?? SystemClock(), attachments)
+        return create(on: clock ?? SystemClock(), attachments)
+    }
+
+    /// A new timer: the attachments themselves the first time the system clock is asked for (a
+    /// request's deadline, almost always); a timer of its own for any other clock, and for a later
+    /// system timer once the first was replaced or stopped (a stopped timer never runs again).
+    private func create(on clock: any TimerClock, _ attachments: Attachments) -> ArmAction {
+        // The metatypes compared, not `is SystemClock`: a dynamic cast of an existential costs more
+        // than the allocation this saves (a scratch callgrind driver, `request-deadline`'s path).
+        guard !attachments.hasStarted, type(of: clock) == SystemClock.self else { return .create(clock, attachments) }
+        attachments.hasStarted = true
+        return .start(attachments)
     }
 
     /// Stores `timer`, made on `clock`; returns the timer to stop: the one it replaces, or
@@ -373,9 +386,15 @@ struct CancellationState {
 ///
 /// Read and written only with the request's lock held, until an action takes it out of the state;
 /// then only the thread carrying out that action uses it.
-final class Attachments: @unchecked Sendable {
+///
+/// It is also the request's first timer on the system clock (a ``SystemTimer``), so that a deadline
+/// allocates nothing more than the attachments: ``CancellationState/armTimer(on:of:)`` hands it
+/// out once, and ``timer`` then refers to the attachments themselves, a cycle that ``detach()``
+/// breaks, as it breaks the one through the timer's closure.
+final class Attachments: SystemTimer, @unchecked Sendable {
     // Sendable: confined as said above; the lock hands it over (release/acquire) to that thread.
-    // The exception is `core`, a weak constant, which the timer's thread reads in `fireDeadline()`.
+    // The exceptions are `core`, a weak constant, which the timer's thread reads in
+    // `fireDeadline()`, and the timer's own fields, which only the system clock's lock guards.
 
     /// The request's core, weakly: the timer's closure holds these attachments, and a pending
     /// timer keeps the request cancellable while something can observe it, never alive.
@@ -392,9 +411,12 @@ final class Attachments: @unchecked Sendable {
     /// Whether the `CancellationRequest` object is gone: only a pending timer or a source link
     /// (reaching the core weakly, while a token or registration keeps it) can cancel it now.
     var isRequestReleased = false
+    /// Whether these attachments were handed out as a timer (``CancellationState/armTimer(on:of:)``).
+    var hasStarted = false
 
     init(core: CancellationCore) {
         self.core = core
+        super.init()
     }
 
     /// Whether a pending timer or a source can still cancel the request.

@@ -15,6 +15,15 @@ class HeapTimer: @unchecked Sendable {
         fireClosure = fire
     }
 
+    /// A timer whose closure is given later, by ``setFire(_:)``: until then it counts as cancelled.
+    /// For an owner that is its own timer, and makes the closure that captures it after `init`.
+    init() {}
+
+    /// With the lock held: gives a timer made by ``init()`` its closure, before it is first scheduled.
+    final func setFire(_ fire: @escaping @Sendable () -> Void) {
+        fireClosure = fire
+    }
+
     /// With the lock held: whether it was cancelled (only ``takeFire()`` takes the closure out).
     final var isCancelled: Bool { fireClosure == nil }
 

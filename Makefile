@@ -58,10 +58,26 @@ api-breakage: ## Fail when the public API of Cancellation, FutureLib or FutureLi
 		--products Cancellation FutureLib FutureLibFoundation \
 		--breakage-allowlist-path $(CURDIR)/.api-breakage-allowlist
 
-test-wide: ## The test suite again (after `make test`) as on an 8-processor machine: an LD_PRELOAD shim raises the processor count every part of the process sees (Linux)
+# `make test-wide` runs, under the shim, only the tests whose behaviour depends on how many processors
+# the process sees, listed one pattern a line with the reason in Scripts/wide-machine/tests: what
+# CurrentProcessor.count sizes (the worker pool behind `.default` and its spin, the contexts on it,
+# the registration stripes), work delivered on concurrent contexts, blocking waits and starvation,
+# and the async bridges (the cooperative pool is as wide as the processors). The rest of the suite
+# starts a fixed number of threads or none, and runs the same on any machine; `make test` runs it.
+# A pattern that matches no test fails the target, before the run.
+WIDE_TESTS = Scripts/wide-machine/tests
+WIDE_FILTER = $(shell grep -v -e '^\#' -e '^$$' $(WIDE_TESTS) | paste -s -d '|')
+test-wide: ## The tests that depend on the processor count (Scripts/wide-machine/tests: pool, stripes, concurrent contexts, blocking waits, async bridges) again, after `make test`, as on an 8-processor machine: an LD_PRELOAD shim raises the processor count every part of the process sees (Linux)
 	mkdir -p .build/wide-machine
 	$(SHIM_CC) -shared -fPIC -O2 -o .build/wide-machine/libprocessors.so Scripts/wide-machine/processors.c -ldl
-	LD_PRELOAD=$(CURDIR)/.build/wide-machine/libprocessors.so WIDE_MACHINE_PROCESSORS=8 $(SWIFT) test --skip-build $(TEST_FLAGS)
+	$(SWIFT) test list --skip-build > .build/wide-machine/all-tests
+	@grep -v -e '^#' -e '^$$' $(WIDE_TESTS) | while IFS= read -r pattern; do \
+		grep -qE -e "$$pattern" .build/wide-machine/all-tests \
+			|| { echo "test-wide: '$$pattern' ($(WIDE_TESTS)) matches no test"; exit 1; }; \
+	done
+	@echo "test-wide: $$(grep -cE -e '$(WIDE_FILTER)' .build/wide-machine/all-tests) of $$(wc -l < .build/wide-machine/all-tests) tests match $(WIDE_TESTS)"
+	LD_PRELOAD=$(CURDIR)/.build/wide-machine/libprocessors.so WIDE_MACHINE_PROCESSORS=8 \
+		$(SWIFT) test --skip-build $(TEST_FLAGS) --filter '$(WIDE_FILTER)'
 
 test-release: ## The test suite built with optimizations (-c release), as users ship it: the optimizer may end a value's lifetime inside a locked section, which a debug build never does. A hang is killed after 15 minutes
 	timeout -k 10 900 $(SWIFT) test -c release --scratch-path .build-release $(TEST_FLAGS)

@@ -79,8 +79,11 @@ test-wide: ## The tests that depend on the processor count (Scripts/wide-machine
 	LD_PRELOAD=$(CURDIR)/.build/wide-machine/libprocessors.so WIDE_MACHINE_PROCESSORS=8 \
 		$(SWIFT) test --skip-build $(TEST_FLAGS) --filter '$(WIDE_FILTER)'
 
+# Without testable imports (no test uses `@testable`): the modules are compiled exactly as
+# `swift build -c release` compiles them for users, so `make soak-ci` runs its Soak on this build
+# without compiling anything again.
 test-release: ## The test suite built with optimizations (-c release), as users ship it: the optimizer may end a value's lifetime inside a locked section, which a debug build never does. A hang is killed after 15 minutes
-	timeout -k 10 900 $(SWIFT) test -c release --scratch-path .build-release $(TEST_FLAGS)
+	timeout -k 10 900 $(SWIFT) test -c release --disable-testable-imports --scratch-path .build-release $(TEST_FLAGS)
 
 snippets: ## Compile every ```swift block of README, Documentation/, DocC articles and doc comments (after a build)
 	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py
@@ -122,9 +125,9 @@ stress: ## Repeat the race tests (STRESS_ITERATIONS, default 100000), run MODEL_
 soak: ## A server-shaped soak (release): 10⁶ requests, fails on memory growth, a pending future or a handler run twice
 	$(SWIFT) run -c release Soak $${SOAK_REQUESTS:-1000000}
 
-soak-ci: ## The soak, bounded for CI (200,000 requests, a few seconds; again with a striped shutdown token)
-	$(SWIFT) run -c release Soak 200000
-	$(SWIFT) run -c release Soak 200000 --striped
+soak-ci: ## The soak, bounded for CI (200,000 requests, a few seconds; again with a striped shutdown token), on `make test-release`'s build
+	$(SWIFT) run -c release --scratch-path .build-release $(TEST_FLAGS) Soak 200000
+	$(SWIFT) run -c release --scratch-path .build-release $(TEST_FLAGS) Soak 200000 --striped
 
 bench: ## Run the ordo-one/benchmark harness: every benchmark's malloc counts, throughput and wall-clock percentiles (minutes; RoundsDriver gives the ratios)
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark

@@ -107,12 +107,14 @@ tsan: ## Run the test suite under ThreadSanitizer, built exactly as a user build
 	TSAN_OPTIONS=suppressions=$(CURDIR)/Tests/ThreadSanitizer.supp \
 		$(SWIFT) test --sanitize=thread --scratch-path .build-tsan $(TEST_FLAGS)
 
+# On `make tsan`'s scratch path: the products' modules are compiled there with the same command lines
+# as the outside package's build makes them, so after it only the consumer's tests are compiled.
 tsan-consumer: ## An outside package (Tests/Consumer) under plain `swift test --sanitize=thread`; any TSan report fails
-	mkdir -p .build-tsan-consumer
+	mkdir -p .build-tsan
 	cd Tests/Consumer && TSAN_OPTIONS=halt_on_error=1 bash -o pipefail -c \
-		'$(SWIFT) test --sanitize=thread --scratch-path $(CURDIR)/.build-tsan-consumer $(TEST_FLAGS) 2>&1 \
-		| tee $(CURDIR)/.build-tsan-consumer/test.log'
-	! grep -q 'ThreadSanitizer' .build-tsan-consumer/test.log
+		'$(SWIFT) test --sanitize=thread --scratch-path $(CURDIR)/.build-tsan $(TEST_FLAGS) 2>&1 \
+		| tee $(CURDIR)/.build-tsan/consumer-test.log'
+	! grep -q 'ThreadSanitizer' .build-tsan/consumer-test.log
 
 asan: ## Run the test suite under AddressSanitizer and LeakSanitizer (the tests use smaller sizes under it)
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/LeakSanitizer.supp \
@@ -132,11 +134,14 @@ soak-ci: ## The soak, bounded for CI (200,000 requests, a few seconds; again wit
 bench: ## Run the ordo-one/benchmark harness: every benchmark's malloc counts, throughput and wall-clock percentiles (minutes; RoundsDriver gives the ratios)
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
 
+# On `make test-release`'s scratch path: the root package's modules are compiled there with the same
+# command lines (release, no testable imports), so after it only AllocationCheck and its malloc
+# counter are compiled.
 bench-thresholds: ## The allocation gate (CI): mallocs per operation of the hot paths (release) against Benchmarks/Thresholds/allocations.json; one more allocation fails
-	cd Benchmarks/Allocations && $(SWIFT) run -c release $(TEST_FLAGS) AllocationCheck
+	cd Benchmarks/Allocations && $(SWIFT) run -c release --scratch-path $(CURDIR)/.build-release $(TEST_FLAGS) AllocationCheck
 
 bench-thresholds-update: ## Measure the hot paths' mallocs per operation again and rewrite Benchmarks/Thresholds/allocations.json (commit it with the reason)
-	cd Benchmarks/Allocations && $(SWIFT) run -c release $(TEST_FLAGS) AllocationCheck --update
+	cd Benchmarks/Allocations && $(SWIFT) run -c release --scratch-path $(CURDIR)/.build-release $(TEST_FLAGS) AllocationCheck --update
 
 bench-report: ## RoundsDriver ratios + callgrind + mallinfo -> Documentation/Performance.md (BENCH_REPORT_FLAGS=--quick)
 	SWIFT=$(SWIFT) python3 Scripts/bench-report.py $(BENCH_REPORT_FLAGS)

@@ -46,15 +46,18 @@ api-check: ## Type-check the contract's shape tests (Guarantees.md) and the atta
 
 # The public API of the products against the baseline revision in .api-baseline; the breakages made
 # on purpose since then are listed, message by message, in .api-breakage-allowlist (no comments: the
-# tool then ignores the file; README, "Versioning", says how to move the baseline). About 10 s once the
-# baseline's API is cached in .build-api-breakage; the first run builds both revisions. The tool clones this repository (full history) and
-# builds the baseline in its own scratch path, .build-api-breakage, apart from every other build.
+# tool then ignores the file; README, "Versioning", says how to move the baseline). The current
+# revision is `make test`'s debug build (.build, with the same flags, so nothing is compiled again
+# after it); the tool clones this repository (full history) into .build's apidiff/ folder and builds
+# the baseline there, apart from every other build (with warnings as errors too: a toolchain that
+# warns on the baseline's code fails this until the baseline moves), and keeps its API: a few
+# seconds once cached.
 API_BASELINE = $(shell cat .api-baseline)
 api-breakage: ## Fail when the public API of Cancellation, FutureLib or FutureLibFoundation broke since the revision in .api-baseline
 	@# A shallow clone lacks the baseline revision: fetch the history first.
 	@if [ "$$(git rev-parse --is-shallow-repository)" = true ]; then git fetch --quiet --unshallow; fi
 	@git cat-file -e $(API_BASELINE)^{commit} || { echo "api-breakage: the baseline $(API_BASELINE) is not in this clone"; exit 1; }
-	$(SWIFT) package --scratch-path .build-api-breakage diagnose-api-breaking-changes $(API_BASELINE) \
+	$(SWIFT) package $(TEST_FLAGS) diagnose-api-breaking-changes $(API_BASELINE) \
 		--products Cancellation FutureLib FutureLibFoundation \
 		--breakage-allowlist-path $(CURDIR)/.api-breakage-allowlist
 

@@ -46,25 +46,47 @@ api-check: ## Type-check the contract's shape tests (Guarantees.md) and the atta
 
 # The public API of the products against the baseline revision in .api-baseline; the breakages made
 # on purpose since then are listed, message by message, in .api-breakage-allowlist (no comments: the
-# tool then ignores the file; README, "Versioning", says how to move the baseline). About 10 s once the
-# baseline's API is cached in .build-api-breakage; the first run builds both revisions. The tool clones this repository (full history) and
-# builds the baseline in its own scratch path, .build-api-breakage, apart from every other build.
+# tool then ignores the file; README, "Versioning", says how to move the baseline). The current
+# revision is `make test`'s debug build (.build, with the same flags, so nothing is compiled again
+# after it); the tool clones this repository (full history) into .build's apidiff/ folder and builds
+# the baseline there, apart from every other build (with warnings as errors too: a toolchain that
+# warns on the baseline's code fails this until the baseline moves), and keeps its API: a few
+# seconds once cached.
 API_BASELINE = $(shell cat .api-baseline)
 api-breakage: ## Fail when the public API of Cancellation, FutureLib or FutureLibFoundation broke since the revision in .api-baseline
 	@# A shallow clone lacks the baseline revision: fetch the history first.
 	@if [ "$$(git rev-parse --is-shallow-repository)" = true ]; then git fetch --quiet --unshallow; fi
 	@git cat-file -e $(API_BASELINE)^{commit} || { echo "api-breakage: the baseline $(API_BASELINE) is not in this clone"; exit 1; }
-	$(SWIFT) package --scratch-path .build-api-breakage diagnose-api-breaking-changes $(API_BASELINE) \
+	$(SWIFT) package $(TEST_FLAGS) diagnose-api-breaking-changes $(API_BASELINE) \
 		--products Cancellation FutureLib FutureLibFoundation \
 		--breakage-allowlist-path $(CURDIR)/.api-breakage-allowlist
 
-test-wide: ## The test suite again (after `make test`) as on an 8-processor machine: an LD_PRELOAD shim raises the processor count every part of the process sees (Linux)
+# `make test-wide` runs, under the shim, only the tests whose behaviour depends on how many processors
+# the process sees, listed one pattern a line with the reason in Scripts/wide-machine/tests: what
+# CurrentProcessor.count sizes (the worker pool behind `.default` and its spin, the contexts on it,
+# the registration stripes), work delivered on concurrent contexts, blocking waits and starvation,
+# and the async bridges (the cooperative pool is as wide as the processors). The rest of the suite
+# starts a fixed number of threads or none, and runs the same on any machine; `make test` runs it.
+# A pattern that matches no test fails the target, before the run.
+WIDE_TESTS = Scripts/wide-machine/tests
+WIDE_FILTER = $(shell grep -v -e '^\#' -e '^$$' $(WIDE_TESTS) | paste -s -d '|')
+test-wide: ## The tests that depend on the processor count (Scripts/wide-machine/tests: pool, stripes, concurrent contexts, blocking waits, async bridges) again, after `make test`, as on an 8-processor machine: an LD_PRELOAD shim raises the processor count every part of the process sees (Linux)
 	mkdir -p .build/wide-machine
 	$(SHIM_CC) -shared -fPIC -O2 -o .build/wide-machine/libprocessors.so Scripts/wide-machine/processors.c -ldl
-	LD_PRELOAD=$(CURDIR)/.build/wide-machine/libprocessors.so WIDE_MACHINE_PROCESSORS=8 $(SWIFT) test --skip-build $(TEST_FLAGS)
+	$(SWIFT) test list --skip-build > .build/wide-machine/all-tests
+	@grep -v -e '^#' -e '^$$' $(WIDE_TESTS) | while IFS= read -r pattern; do \
+		grep -qE -e "$$pattern" .build/wide-machine/all-tests \
+			|| { echo "test-wide: '$$pattern' ($(WIDE_TESTS)) matches no test"; exit 1; }; \
+	done
+	@echo "test-wide: $$(grep -cE -e '$(WIDE_FILTER)' .build/wide-machine/all-tests) of $$(wc -l < .build/wide-machine/all-tests) tests match $(WIDE_TESTS)"
+	LD_PRELOAD=$(CURDIR)/.build/wide-machine/libprocessors.so WIDE_MACHINE_PROCESSORS=8 \
+		$(SWIFT) test --skip-build $(TEST_FLAGS) --filter '$(WIDE_FILTER)'
 
+# Without testable imports (no test uses `@testable`): the modules are compiled exactly as
+# `swift build -c release` compiles them for users, so `make soak-ci` runs its Soak on this build
+# without compiling anything again.
 test-release: ## The test suite built with optimizations (-c release), as users ship it: the optimizer may end a value's lifetime inside a locked section, which a debug build never does. A hang is killed after 15 minutes
-	timeout -k 10 900 $(SWIFT) test -c release --scratch-path .build-release $(TEST_FLAGS)
+	timeout -k 10 900 $(SWIFT) test -c release --disable-testable-imports --scratch-path .build-release $(TEST_FLAGS)
 
 snippets: ## Compile every ```swift block of README, Documentation/, DocC articles and doc comments (after a build)
 	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py
@@ -88,12 +110,14 @@ tsan: ## Run the test suite under ThreadSanitizer, built exactly as a user build
 	TSAN_OPTIONS=suppressions=$(CURDIR)/Tests/ThreadSanitizer.supp \
 		$(SWIFT) test --sanitize=thread --scratch-path .build-tsan $(TEST_FLAGS)
 
+# On `make tsan`'s scratch path: the products' modules are compiled there with the same command lines
+# as the outside package's build makes them, so after it only the consumer's tests are compiled.
 tsan-consumer: ## An outside package (Tests/Consumer) under plain `swift test --sanitize=thread`; any TSan report fails
-	mkdir -p .build-tsan-consumer
+	mkdir -p .build-tsan
 	cd Tests/Consumer && TSAN_OPTIONS=halt_on_error=1 bash -o pipefail -c \
-		'$(SWIFT) test --sanitize=thread --scratch-path $(CURDIR)/.build-tsan-consumer $(TEST_FLAGS) 2>&1 \
-		| tee $(CURDIR)/.build-tsan-consumer/test.log'
-	! grep -q 'ThreadSanitizer' .build-tsan-consumer/test.log
+		'$(SWIFT) test --sanitize=thread --scratch-path $(CURDIR)/.build-tsan $(TEST_FLAGS) 2>&1 \
+		| tee $(CURDIR)/.build-tsan/consumer-test.log'
+	! grep -q 'ThreadSanitizer' .build-tsan/consumer-test.log
 
 asan: ## Run the test suite under AddressSanitizer and LeakSanitizer (the tests use smaller sizes under it)
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/LeakSanitizer.supp \
@@ -106,18 +130,21 @@ stress: ## Repeat the race tests (STRESS_ITERATIONS, default 100000), run MODEL_
 soak: ## A server-shaped soak (release): 10⁶ requests, fails on memory growth, a pending future or a handler run twice
 	$(SWIFT) run -c release Soak $${SOAK_REQUESTS:-1000000}
 
-soak-ci: ## The soak, bounded for CI (200,000 requests, a few seconds; again with a striped shutdown token)
-	$(SWIFT) run -c release Soak 200000
-	$(SWIFT) run -c release Soak 200000 --striped
+soak-ci: ## The soak, bounded for CI (200,000 requests, a few seconds; again with a striped shutdown token), on `make test-release`'s build
+	$(SWIFT) run -c release --scratch-path .build-release $(TEST_FLAGS) Soak 200000
+	$(SWIFT) run -c release --scratch-path .build-release $(TEST_FLAGS) Soak 200000 --striped
 
 bench: ## Run the ordo-one/benchmark harness: every benchmark's malloc counts, throughput and wall-clock percentiles (minutes; RoundsDriver gives the ratios)
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
 
+# On `make test-release`'s scratch path: the root package's modules are compiled there with the same
+# command lines (release, no testable imports), so after it only AllocationCheck and its malloc
+# counter are compiled.
 bench-thresholds: ## The allocation gate (CI): mallocs per operation of the hot paths (release) against Benchmarks/Thresholds/allocations.json; one more allocation fails
-	cd Benchmarks/Allocations && $(SWIFT) run -c release $(TEST_FLAGS) AllocationCheck
+	cd Benchmarks/Allocations && $(SWIFT) run -c release --scratch-path $(CURDIR)/.build-release $(TEST_FLAGS) AllocationCheck
 
 bench-thresholds-update: ## Measure the hot paths' mallocs per operation again and rewrite Benchmarks/Thresholds/allocations.json (commit it with the reason)
-	cd Benchmarks/Allocations && $(SWIFT) run -c release $(TEST_FLAGS) AllocationCheck --update
+	cd Benchmarks/Allocations && $(SWIFT) run -c release --scratch-path $(CURDIR)/.build-release $(TEST_FLAGS) AllocationCheck --update
 
 bench-report: ## RoundsDriver ratios + callgrind + mallinfo -> Documentation/Performance.md (BENCH_REPORT_FLAGS=--quick)
 	SWIFT=$(SWIFT) python3 Scripts/bench-report.py $(BENCH_REPORT_FLAGS)

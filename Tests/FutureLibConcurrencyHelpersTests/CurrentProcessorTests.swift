@@ -76,6 +76,19 @@ struct CurrentProcessorTests {
         if let quota = CurrentProcessor.cgroupQuota() { #expect(CurrentProcessor.count <= quota) }
     }
 
+    // `make test-wide` runs this suite with its LD_PRELOAD shim (Scripts/wide-machine/processors.c):
+    // the count must then be the processors the shim reports, else that run is not as wide as it
+    // says (a CPU quota the shim no longer hides would cap it, say).
+    @Test func `under the wide-machine shim the count is the processors it reports`() throws {
+        #if canImport(Glibc)
+        guard let preload = getenv("LD_PRELOAD").map({ String(cString: $0) }),
+            preload.contains("libprocessors"),
+            let reported = getenv("WIDE_MACHINE_PROCESSORS").flatMap({ Int(String(cString: $0)) })
+        else { return }
+        #expect(CurrentProcessor.count == reported)
+        #endif
+    }
+
     // Run under `taskset -c 0`, the mask holds one processor, and so the count is 1.
     @Test func `the count is at most the processors in the process's affinity mask`() throws {
         #if canImport(Glibc)

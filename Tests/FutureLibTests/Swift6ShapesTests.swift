@@ -80,8 +80,7 @@ func clockShapes(_ clock: ManualClock, pending: Promise<Int>) -> (request: Cance
 
 // 12 minutes, as `HangLimit` gives the other suites: `await clock.advance(by:)` returns once FutureLib's
 // pool is idle in the whole process, and in a full parallel run the other suites keep it busy for as long
-// as they run (80–115 s of waiting in clean-clone CI runs, up to 200 s on a loaded 2-core machine). The
-// limit only bounds a hang.
+// as they run (Testing.md, "What `await advance(by:)` does", says how long). The limit only bounds a hang.
 @Suite(.timeLimit(.minutes(12)))
 struct Swift6ShapesTests {
     @Test @MainActor func `the view model's continuation sets its text on the main actor`() async throws {

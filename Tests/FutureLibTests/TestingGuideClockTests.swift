@@ -90,8 +90,7 @@ final class TaskTimer: ClockTimer {
 
 // 12 minutes, as `HangLimit` gives the other suites: `await clock.advance(by:)` returns once FutureLib's
 // pool is idle in the whole process, and in a full parallel run the other suites keep it busy for as long
-// as they run (80–115 s of waiting in clean-clone CI runs, up to 200 s on a loaded 2-core machine). The
-// limit only bounds a hang.
+// as they run (Testing.md, "What `await advance(by:)` does", says how long). The limit only bounds a hang.
 @Suite(.timeLimit(.minutes(12)))
 struct TestingGuideClockTests {
     @Test func retriesAfterEachTimeout() async {

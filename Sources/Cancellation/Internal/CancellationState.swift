@@ -358,7 +358,7 @@ struct CancellationState {
     /// system timer once the first was replaced or stopped (a stopped timer never runs again).
     private func create(on clock: any TimerClock, _ attachments: Attachments) -> ArmAction {
         // The metatypes compared, not `is SystemClock`: a dynamic cast of an existential costs more
-        // than the allocation this saves (a scratch callgrind driver, `request-deadline`'s path).
+        // than the allocation this saves.
         guard !attachments.hasStarted, type(of: clock) == SystemClock.self else { return .create(clock, attachments) }
         attachments.hasStarted = true
         return .start(attachments)

@@ -195,19 +195,11 @@ struct RegistrationList {
         let freeHead = freeHead
         let removed: Slot? = modify(index) { slot in
             guard slot.generation == key.generation, slot.handler != nil else { return nil }
-            return withUnsafeMutablePointer(to: &slot) { slot in
-                let taken = slot.move()  // the handler changes hands without a retain and a release
-                slot.initialize(
-                    to: Slot(
-                        handler: nil,
-                        generation: taken.generation &+ 1,
-                        stampHigh: taken.stampHigh,
-                        previous: freeHead,
-                        next: Self.nil32
-                    )
-                )
-                return taken
-            }
+            let taken = withUnsafeMutablePointer(to: &slot) { Self.take(from: $0) }
+            slot.generation &+= 1
+            slot.previous = freeHead
+            slot.next = Self.nil32
+            return taken
         }
         guard let removed else { return nil }
         let (previous, next) = (removed.previous, removed.next)

@@ -124,6 +124,42 @@ struct CancellationRequestLinkedTests {
         #expect(released.deallocated == 1)  // the handler was released without running
     }
 
+    @Test(arguments: 1...4)
+    func `a linked request gone with its sources stays cancellable until the last source is deallocated`(count: Int) {
+        var sources: [CancellationRequest] = (0..<count).map { _ in CancellationRequest() }
+        var linked: CancellationRequest? = CancellationRequest(linkedTo: sources.map(\.token))
+        let token = linked!.token
+        let released = DeinitCounter()
+        let tracked = released.make()
+        token.onCancel { tracked.touch() }
+        _ = consume tracked
+        linked = nil
+        while sources.count > 1 {
+            sources.removeFirst()  // deallocated uncancelled; another source can still cancel it
+            #expect(token.canBeCancelled)
+            #expect(released.deallocated == 0)
+        }
+        sources.removeAll()
+        #expect(!token.canBeCancelled)
+        #expect(!token.isCancellationRequested)
+        #expect(released.deallocated == 1)  // the handler was released without running
+    }
+
+    @Test(arguments: 1...4)
+    func `after other sources were deallocated, the last one left still cancels the linked request with its reason`(
+        count: Int
+    ) {
+        var sources: [CancellationRequest] = (0..<count).map { _ in CancellationRequest() }
+        var linked: CancellationRequest? = CancellationRequest(linkedTo: sources.map(\.token))
+        let token = linked!.token
+        linked = nil
+        let last = sources.removeLast()
+        sources.removeAll()
+        last.cancel(reason: DeadlineExceededError())
+        #expect(token.isCancellationRequested)
+        #expect(token.cancellationReason is DeadlineExceededError)
+    }
+
     @Test func `onCancel on a linked token that no source can cancel any more stores nothing and runs nothing`() {
         var source: CancellationRequest? = CancellationRequest()
         var linked: CancellationRequest? = CancellationRequest(linkedTo: [source!.token, .none])

@@ -92,6 +92,38 @@ struct LifetimeRaceTests {
         #expect(failures.isEmpty, "\(failures)")
     }
 
+    /// A linked request observed only by its token, with two sources: one cancels while the other
+    /// is deallocated. The request is cancelled, never abandoned: the release of one source does
+    /// not count the one that fired as gone.
+    final class TwoSourceRound: Sendable {
+        let cancelling = CancellationRequest()
+        let dropped = Lock<CancellationRequest?>(CancellationRequest())
+        let token: CancellationToken
+
+        init() {
+            let droppedToken = dropped.withLock { $0!.token }
+            token = CancellationRequest(linkedTo: [cancelling.token, droppedToken]).token
+        }
+
+        func drop() {
+            let source = dropped.withLock { $0.take() }
+            _ = consume source
+        }
+    }
+
+    @Test func `Race: one source cancelling vs the other deallocated: the linked request is cancelled`() async {
+        let failures = await race(
+            iterations: Stress.cheap,
+            setup: { TwoSourceRound() },
+            actions: [{ $0.cancelling.cancel() }, { $0.drop() }],
+            check: { round in
+                guard round.token.isCancellationRequested else { return "not cancelled" }
+                return nil
+            }
+        )
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
     /// The last token and registration of a request whose timer is about to fire.
     final class TimerRound: Sendable {
         let observers: Lock<(CancellationToken, CancellationRegistration)?>

@@ -388,8 +388,9 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         if remains != nil { release(consume remains) }
     }
 
-    /// No source can cancel this linked request any more (see ``Link`` and ``AllOfArrival``).
-    fileprivate func linkReleased() {
+    /// No source can cancel this linked request any more (see ``Attachments/sourceReleased()``
+    /// and ``AllOfArrival``).
+    func linkReleased() {
         guard !isCancellationRequested else { return }  // cancelling removes the links: the common case
         let remains = state.withLock { state in
             let remains = state.linkReleased()
@@ -428,27 +429,30 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
 
     /// Links this request to `sources`: the first of them to be cancelled cancels it.
     ///
-    /// Each source holds one ``Link``, which reaches this core weakly: a live source keeps the
-    /// request cancellable while something can observe it, never alive by itself. The links are
-    /// removed when the request is cancelled, or when the core is deallocated.
+    /// Each source holds this request's ``Attachments`` as its handler, which reach this core
+    /// weakly: a live source keeps the request cancellable while something can observe it, never
+    /// alive. The links are removed when the request is cancelled, or when the core is deallocated.
     func link(to sources: [CancellationToken]) {
         guard sources.contains(where: \.canBeCancelled) else { return }
-        let link = Link(self)
+        // Linking happens in `init`: these become the request's attachments (``install(links:in:)``).
+        let attachments = Attachments(core: self)
         var links = SourceLinks()
         for source in sources where source.canBeCancelled {
             if isCancellationRequested { break }
             guard let core = source.core else { continue }
-            links.append(link.register(on: core, index: links.count))
+            links.append(attachments.link(to: core, index: links.count))
         }
-        install(links: links)
-        // Our reference to `link` ends here: if no source stored it, it reports `linkReleased()` now.
+        install(links: links, in: attachments)
+        // The linking thread is done: if no source holds the link now, this reports `linkReleased()`.
+        attachments.sourceReleased()
     }
 
     /// Keeps `links`, this request's handlers on its sources, to remove them when it is cancelled
-    /// or released; removes them at once when it was cancelled meanwhile (by an already cancelled source).
-    private func install(links: SourceLinks) {
+    /// or released; removes them at once when it was cancelled meanwhile (by an already cancelled
+    /// source). `attachments`: the ones the links' handlers hold, when they were made for them.
+    private func install(links: SourceLinks, in attachments: Attachments? = nil) {
         let (removed, unpinned) = state.withLock { state in
-            let removed = state.install(links: links, of: self)
+            let removed = state.install(links: links, in: attachments, of: self)
             return (removed, state.hasAttachments ? pinStripes() : [])
         }
         withExtendedLifetime(unpinned) {}  // released here, outside the lock
@@ -460,7 +464,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     /// or one whose request can no longer be), or none at all, it stores nothing: it never will be.
     ///
     /// Each source holds one ``AllOfArrival``; they share one ``AllOfLink``, which reaches this core
-    /// weakly, as ``Link`` does. A source that lets go of its arrival without having been cancelled
+    /// weakly, as a linked request's ``Attachments`` do. A source that lets go of its arrival without having been cancelled
     /// can never complete the set: the request is told that no source can cancel it any more.
     func link(toAll sources: [CancellationToken]) {
         guard !sources.isEmpty, sources.allSatisfy(\.canBeCancelled) else { return }
@@ -568,65 +572,6 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     }
 }
 
-/// A linked request's handler on its sources: cancels the request, reaching its core weakly.
-///
-/// One link is shared by every source of a request. When the last source lets go of it without
-/// having cancelled the request (each source was deallocated uncancelled), the request is told
-/// that no source can cancel it any more.
-///
-/// The link keeps its first two sources' cores itself, so that the handler it stores on each of
-/// them captures the link alone, which then serves as the closure's context: linking to one or two
-/// sources allocates no closure context (guarded by AllocationCheck `linked-request`). Further
-/// sources get a handler that captures its source as well.
-private final class Link: @unchecked Sendable {
-    // Sendable: `core` is a weak constant; `first` and `second` are written once each, by the
-    // linking thread, before the registration that stores the handler reading them (the source's
-    // lock orders the write before any run of that handler), and are read only by that handler.
-    private weak let core: CancellationCore?
-    /// The first two sources, unowned: each is read only by the handler stored on that source,
-    /// which runs only inside that source's `cancel` or `register`, while its core is alive (a
-    /// strong reference would keep the core alive through its own handler list).
-    private unowned(unsafe) var first: CancellationCore?
-    private unowned(unsafe) var second: CancellationCore?
-
-    init(_ core: CancellationCore) {
-        self.core = core
-    }
-
-    /// Stores this link's handler on `source`, the link's source number `index`: the handler
-    /// cancels the request with the source's reason (nil: `CancellationError()`).
-    func register(on source: CancellationCore, index: Int) -> CancellationRegistration {
-        switch index {
-        case 0:
-            first = source
-            return source.register { [self] in fire(reason: first.unsafelyUnwrapped.storedReason) }
-        case 1:
-            second = source
-            return source.register { [self] in fire(reason: second.unsafelyUnwrapped.storedReason) }
-        default:
-            return source.register { [self, unowned(unsafe) source] in fire(reason: source.storedReason) }
-        }
-    }
-
-    /// Cancels the request, through the ``Trampoline``: a request linked to a request linked to…
-    /// is cancelled in constant stack, each after the previous one's handlers returned.
-    ///
-    /// The queued work holds this link until the request is cancelled: released before (its source
-    /// lets go of it once the handler returned), it would tell a request that nothing else keeps
-    /// cancellable that no source can cancel it, and the request would be abandoned unfired.
-    private func fire(reason: (any Error)?) {
-        guard let core else { return }
-        Trampoline.run(with: (self, core, reason)) { link, core, reason in
-            core.cancel(reason: reason)
-            withExtendedLifetime(link) {}
-        }
-    }
-
-    deinit {
-        core?.linkReleased()
-    }
-}
-
 /// The link of a request cancelled once all of its sources are (``CancellationCore/link(toAll:)``):
 /// counts the sources still to be cancelled, and cancels the request, reaching its core weakly,
 /// when the last one is, with that one's reason.
@@ -643,7 +588,7 @@ private final class AllOfLink: Sendable {
     func arrive(reason: (any Error)?) {
         // Acquiring and releasing: the last arrival happens after every other source's cancellation.
         guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0, let core else { return }
-        Trampoline.run(with: (core, reason)) { core, reason in core.cancel(reason: reason) }  // as `Link.fire(reason:)`
+        Trampoline.run(with: (core, reason)) { core, reason in core.cancel(reason: reason) }  // as a linked request's `Attachments` fire
     }
 
     /// A source let go of its arrival without being cancelled: the set can never be complete.

@@ -308,8 +308,12 @@ struct CancellationState {
 
     /// Stores the handlers of a linked request on its sources, one of which holds the link now.
     /// Returns them when the request was cancelled meanwhile: the caller removes them.
-    mutating func install(links: SourceLinks, of core: CancellationCore) -> SourceLinks? {
+    ///
+    /// `new`: the attachments the handlers hold, made for them, which become the request's (a
+    /// request is linked in its `init`, before anything else could give it attachments).
+    mutating func install(links: SourceLinks, in new: Attachments?, of core: CancellationCore) -> SourceLinks? {
         guard case .active = phase else { return links }
+        if attachments == nil, let new { attachments = new }
         let attachments = attach(core)
         attachments.links = links
         attachments.isLinked = true
@@ -378,93 +382,5 @@ struct CancellationState {
             attachments.clock = clock
         }
         return attachments.timer
-    }
-}
-
-/// What only some requests have: a timer, links to sources. Allocated on first use, so that a
-/// plain request's state and its cancellation carry one optional reference for both.
-///
-/// Read and written only with the request's lock held, until an action takes it out of the state;
-/// then only the thread carrying out that action uses it.
-///
-/// It is also the request's first timer on the system clock (a ``SystemTimer``), so that a deadline
-/// allocates nothing more than the attachments: ``CancellationState/armTimer(on:of:)`` hands it
-/// out once, and ``timer`` then refers to the attachments themselves, a cycle that ``detach()``
-/// breaks, as it breaks the one through the timer's closure.
-final class Attachments: SystemTimer, @unchecked Sendable {
-    // Sendable: confined as said above; the lock hands it over (release/acquire) to that thread.
-    // The exceptions are `core`, a weak constant, which the timer's thread reads in
-    // `fireDeadline()`, and the timer's own fields, which only the system clock's lock guards.
-
-    /// The request's core, weakly: the timer's closure holds these attachments, and a pending
-    /// timer keeps the request cancellable while something can observe it, never alive.
-    private weak let core: CancellationCore?
-
-    /// The pending `cancel(after:)` timer, if any.
-    var timer: (any ClockTimer)?
-    /// The clock of `timer`, kept for the `cancel(after:)` calls that name none.
-    var clock: (any TimerClock)?
-    /// This request's handlers on its sources (`init(linkedTo:)`), if any.
-    var links = SourceLinks()
-    /// Whether a source still holds this request's link, and so can still cancel it.
-    var isLinked = false
-    /// Whether the `CancellationRequest` object is gone: only a pending timer or a source link
-    /// (reaching the core weakly, while a token or registration keeps it) can cancel it now.
-    var isRequestReleased = false
-    /// Whether these attachments were handed out as a timer (``CancellationState/armTimer(on:of:)``).
-    var hasStarted = false
-
-    init(core: CancellationCore) {
-        self.core = core
-        super.init()
-    }
-
-    /// Whether a pending timer or a source can still cancel the request.
-    var canCancel: Bool { timer != nil || isLinked }
-
-    /// What the timer runs when it fires: cancels the request, if its core is still alive, with
-    /// ``DeadlineExceededError`` as the reason.
-    func fireDeadline() {
-        core?.cancel(reason: BoxedErrors.deadlineExceeded)
-    }
-
-    /// Stops the timer and removes the links, outside the request's lock, once they were taken out
-    /// of the state. Lets go of both: the timer's closure holds these attachments, and a clock
-    /// that keeps a cancelled timer's closure must not keep the timer and the links with it.
-    func detach() {
-        timer?.cancel()
-        links.unregisterAll()
-        timer = nil
-        clock = nil
-        links = SourceLinks()
-    }
-}
-
-/// A linked request's handlers on its sources, to remove when it is cancelled or released: the
-/// first two inline, any others in an array, so that a request linked to one or two sources (a
-/// caller's token and a shutdown token) allocates nothing to keep them.
-struct SourceLinks {
-    private var first = CancellationRegistration.inert
-    private var second = CancellationRegistration.inert
-    private var others: [CancellationRegistration] = []
-    /// How many were appended, inert ones included.
-    private(set) var count = 0
-
-    mutating func append(_ link: CancellationRegistration) {
-        switch count {
-        case 0: first = link
-        case 1: second = link
-        default: others.append(link)
-        }
-        count += 1
-    }
-
-    /// Removes every handler, in the order they were appended; outside any lock (a removed
-    /// handler's release may run user `deinit`s).
-    func unregisterAll() {
-        guard count > 0 else { return }
-        first.unregister()
-        second.unregister()
-        for link in others { link.unregister() }
     }
 }

@@ -330,6 +330,8 @@ ROUNDS = [
     Rounds("15", "a server request (linked to shutdown and its client, a deadline, `map`, `flatMap`, completion; "
            "85 % complete, 5 % time out, 10 % cancelled) / a `Task` per request racing a task group against "
            "`Task.sleep`, per request", 0.5, "30"),
+    Rounds("15-loops", "the same server requests, FutureLib's on one request loop per processor at once (as a server "
+           "runs them on an event loop per core) / the same tasks, per request", 0.5, "30"),
 ]
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -281,6 +281,36 @@ func taskRequests(_ count: Int, shutdown: ShutdownRegistry) async {
     outcomes.check(count, "Swift concurrency")
 }
 
+/// `count` requests the FutureLib way, split over `loops` request loops that run at once, one child task each (as a
+/// server with an event loop per core runs them: each loop's requests on its own thread, all on the one shutdown
+/// token); returns once every one has reported.
+func futureLibRequests(_ count: Int, loops: Int, shutdown: CancellationToken) async {
+    await withTaskGroup(of: Void.self) { group in
+        for _ in 0..<loops {
+            group.addTask { await futureLibRequests(count / loops, shutdown: shutdown) }
+        }
+    }
+}
+
+/// 15-loops. the server pattern, per request, with FutureLib's requests on as many loops as the machine has
+/// processors: the Swift-concurrency side's tasks spread over the cooperative pool, whose threads are as many.
+func serverRequestsOnEveryProcessor() -> Scenario {
+    let count = 10_000
+    let loops = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    let shutdown = CancellationRequest()
+    let registry = ShutdownRegistry()
+    return Scenario(
+        key: "15-loops",
+        name: "15 server request, FutureLib on \(loops) request loops at once (one per processor), per request",
+        futureLib: Side(name: "FutureLib", operations: count / loops * loops) {
+            await futureLibRequests(count / loops * loops, loops: loops, shutdown: shutdown.token)
+        },
+        peer: Side(name: "Task + task group + withTaskCancellationHandler", operations: count) {
+            await taskRequests(count, shutdown: registry)
+        }
+    )
+}
+
 /// 15. the server pattern, per request.
 func serverRequests() -> Scenario {
     let count = 10_000

@@ -283,6 +283,7 @@ let scenarios = [
     registerUnregister(), cancelThousandHandlers(), valueOnCompleted(), asyncMap(), asyncFlatMap(), asyncRecover(),
     asyncOnSuccess(), asyncTraverse(), asyncFutureVersusTask(),
     asyncFutures(), sharedToken(threads: 1), sharedToken(threads: 2), streamValues(), emptyJobs(), serverRequests(),
+    serverRequestsOnEveryProcessor(),
 ]
 .filter { scenario in
     wanted.isEmpty || wanted.contains { scenario.key == $0 || scenario.key.hasPrefix($0 + "-") }

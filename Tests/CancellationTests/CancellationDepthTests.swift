@@ -28,7 +28,9 @@ struct CancellationDepthTests {
             root.cancel(reason: Root())
             // Every request of the chain is cancelled, its handler run, before cancel() returned.
             let leaf = chain[depth].token
-            outcome.withLock { $0 = (leaf.isCancellationRequested, runs.value, "\(type(of: leaf.cancellationReason!))") }
+            outcome.withLock {
+                $0 = (leaf.isCancellationRequested, runs.value, "\(type(of: leaf.cancellationReason!))")
+            }
         }
         let (cancelled, runs, reason) = outcome.value
         #expect(cancelled)
@@ -120,7 +122,8 @@ struct CancellationDepthTests {
         #expect(order.value == ["outer starts", "outer returns", "first inner", "second inner"])
     }
 
-    @Test func `a request linked to a request cancelled through a link is cancelled after that one's handlers returned`() {
+    @Test
+    func `a request linked to a request cancelled through a link is cancelled after that one's handlers returned`() {
         let root = CancellationRequest()
         let seen = Locked<[String]>([])
         root.token.onCancel { seen.withLock { $0.append("root, older than the link") } }

@@ -141,7 +141,9 @@ struct CancellationReasonTests {
             guard handlers.count == 3, handlers.allSatisfy({ $0 == final }) else {
                 return "handlers saw \(handlers), the token says \(final)"
             }
-            guard seenByReader.value == final else { return "a reader saw \(seenByReader.value ?? "nothing"), the token says \(final)" }
+            guard seenByReader.value == final else {
+                return "a reader saw \(seenByReader.value ?? "nothing"), the token says \(final)"
+            }
             return nil
         }
     }
@@ -160,7 +162,10 @@ struct CancellationReasonTests {
         #expect(failures.isEmpty, "\(failures)")
     }
 
-    @Test func `Race: cancel(reason:) vs cancel() from other threads: exactly one reason wins and every observer sees it`() async {
+    @Test
+    func `Race: cancel(reason:) vs cancel() from other threads: exactly one reason wins and every observer sees it`()
+        async
+    {
         let failures = await race(
             iterations: Stress.cheap,
             setup: { ReasonRound() },
@@ -199,7 +204,9 @@ struct CancellationReasonTests {
             ],
             check: { round in
                 let final = ReasonRound.name(round.linked.token.cancellationReason)
-                guard ["ClientDisconnected", "ShuttingDown"].contains(final) else { return "unexpected reason \(final)" }
+                guard ["ClientDisconnected", "ShuttingDown"].contains(final) else {
+                    return "unexpected reason \(final)"
+                }
                 guard round.seenByHandler.value == final else {
                     return "the handler saw \(round.seenByHandler.value ?? "nothing"), the token says \(final)"
                 }

@@ -133,7 +133,9 @@ struct CancellationRequestLinkedToAllTests {
         }
     }
 
-    @Test func `Race: all-of sources cancelled from several threads at once: one cancellation, a source's reason`() async {
+    @Test func `Race: all-of sources cancelled from several threads at once: one cancellation, a source's reason`()
+        async
+    {
         let failures = await race(
             iterations: Stress.heavy,
             setup: { AllOfRound() },
@@ -145,7 +147,9 @@ struct CancellationRequestLinkedToAllTests {
                 guard let reason = round.all.token.cancellationReason as? Reason, (0..<4).contains(reason.index) else {
                     return "unexpected reason \(String(describing: round.all.token.cancellationReason))"
                 }
-                guard round.sources.allSatisfy({ $0.token.registrationCount == 0 }) else { return "a link was left on a source" }
+                guard round.sources.allSatisfy({ $0.token.registrationCount == 0 }) else {
+                    return "a link was left on a source"
+                }
                 return nil
             }
         )

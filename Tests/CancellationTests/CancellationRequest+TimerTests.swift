@@ -26,7 +26,9 @@ struct CancellationRequestTimerTests {
         #expect(cancelled)
     }
 
-    @Test func `a deadline moved from the system clock to a manual clock and back fires once, on the system clock`() async {
+    @Test func `a deadline moved from the system clock to a manual clock and back fires once, on the system clock`()
+        async
+    {
         let manual = ManualClock()
         let request = CancellationRequest(cancelAfter: .seconds(3_600))  // the request's first system timer
         request.cancel(after: .seconds(1), clock: manual)  // replaces it: stopped for good

@@ -325,7 +325,9 @@ func sleepUnderDeadline() async throws {
         let client = CancellationRequest()
         let shutdown = CancellationRequest()
         #expect(await statusCode(for: Request(), client: client.token, shutdown: shutdown.token) == 200)
-        #expect(await statusCode(for: Request(), client: client.token, shutdown: shutdown.token, deadline: .zero) == 504)
+        #expect(
+            await statusCode(for: Request(), client: client.token, shutdown: shutdown.token, deadline: .zero) == 504
+        )
         shutdown.cancel(reason: ShuttingDown())
         #expect(await statusCode(for: Request(), client: client.token, shutdown: shutdown.token) == 503)
         client.cancel(reason: ClientDisconnected())

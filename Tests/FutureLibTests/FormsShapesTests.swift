@@ -62,7 +62,10 @@ private actor Ledger {
         _ = future.transform(on: context) { $0 }
         _ = future.transform(on: .mainActor) { result in result.map { $0 + self.count } }
         _ = future.mapError(on: context, policy: .allErrors) { $0 }
-        _ = future.mapError(on: .mainActor, policy: .allErrors) { error in self.count += 1; return error }
+        _ = future.mapError(on: .mainActor, policy: .allErrors) { error in
+            self.count += 1
+            return error
+        }
         future.andThen(on: context) { _ in }
         future.andThen(on: .mainActor) { _ in self.count += 1 }
         // ensure
@@ -85,11 +88,25 @@ private actor Ledger {
         _ = Future(cancellationToken: token) { () async in 1 }
         // retry, withTimeout, race
         _ = Future<Int>.retry(maxAttempts: 2, on: context) { _ in future }
-        _ = Future<Int>.retry(maxAttempts: 2, on: .mainActor) { _ in self.count += 1; return future }
+        _ = Future<Int>.retry(maxAttempts: 2, on: .mainActor) { _ in
+            self.count += 1
+            return future
+        }
         _ = Future<Int>.withTimeout(.seconds(1), on: context) { _ in future }
-        _ = Future<Int>.withTimeout(.seconds(1), on: .mainActor) { _ in self.count += 1; return future }
+        _ = Future<Int>.withTimeout(.seconds(1), on: .mainActor) { _ in
+            self.count += 1
+            return future
+        }
         _ = Future<Int>.race(on: context, [{ _ in future }])
-        _ = Future<Int>.race(on: .mainActor, [{ @MainActor _ in self.count += 1; return future }])
+        _ = Future<Int>.race(
+            on: .mainActor,
+            [
+                { @MainActor _ in
+                    self.count += 1
+                    return future
+                }
+            ]
+        )
         // traverse, fold
         _ = [1, 2].traverse(on: context) { Future(value: $0) }
         _ = [1, 2].traverse(on: .mainActor) { Future(value: $0 + self.count) }
@@ -149,7 +166,10 @@ private actor Ledger {
         _ = stream.filter(on: context) { $0 > 0 }
         _ = stream.filter(on: .mainActor) { $0 > self.count }
         _ = stream.mapError(on: context, policy: .allErrors) { $0 }
-        _ = stream.mapError(on: .mainActor, policy: .allErrors) { error in self.count += 1; return error }
+        _ = stream.mapError(on: .mainActor, policy: .allErrors) { error in
+            self.count += 1
+            return error
+        }
         stream.andThen(on: context) { _ in }
         stream.andThen(on: .mainActor) { _ in self.count += 1 }
         // A future continued by a stream

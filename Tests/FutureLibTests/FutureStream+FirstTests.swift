@@ -98,7 +98,9 @@ struct FutureStreamFirstTests {
         }
     }
 
-    @Test func `once decided the stream holds the future no more: it and its value are released with the caller's reference`() {
+    @Test
+    func `once decided the stream holds the future no more: it and its value are released with the caller's reference`()
+    {
         let counter = DeinitCounter()
         let promise = StreamPromise<Tracked>(capacity: 0)
         let probe: WeakProbe<Future<Tracked>>

@@ -230,7 +230,12 @@ struct FutureStreamMapTests {
         let running = Locked(0)
         let overlaps = Counter()
         let mapped = Self.stream(Array(0..<50), failingAfterNine: true).map { value in
-            if running.withLock({ $0 += 1; return $0 }) > 1 { overlaps.increment() }
+            if running.withLock({
+                $0 += 1
+                return $0
+            }) > 1 {
+                overlaps.increment()
+            }
             await Task.yield()
             running.withLock { $0 -= 1 }
             return value * 2

@@ -23,7 +23,8 @@ struct FutureStreamRecoverTests {
         let recovered = StreamRecorder<Int>().record(source.recover(on: .synchronous) { _ in 0 })
         let awaited = StreamRecorder<Int>().record(source.recoverWith(on: .synchronous) { _ in Future(value: 0) })
         let merged = StreamRecorder<Int>().record(
-            source.recoverWith(on: .synchronous) { _ -> FutureStream<Int> in FutureStream(value: 0) })
+            source.recoverWith(on: .synchronous) { _ -> FutureStream<Int> in FutureStream(value: 0) }
+        )
         let mapped = StreamRecorder<Int>().record(source.mapError(on: .synchronous) { _ in TestFailure(code: 9) })
         for recorder in [recovered, awaited, merged] {
             await recorder.finished()
@@ -39,9 +40,11 @@ struct FutureStreamRecoverTests {
         let source = Self.finished([.failure(CancellationError())])
         let recovered = StreamRecorder<Int>().record(source.recover(on: .synchronous, policy: .allErrors) { _ in 0 })
         let awaited = StreamRecorder<Int>().record(
-            source.recoverWith(on: .synchronous, policy: .allErrors) { _ in Future(value: 0) })
+            source.recoverWith(on: .synchronous, policy: .allErrors) { _ in Future(value: 0) }
+        )
         let mapped = StreamRecorder<Int>().record(
-            source.mapError(on: .synchronous, policy: .allErrors) { _ in TestFailure(code: 9) })
+            source.mapError(on: .synchronous, policy: .allErrors) { _ in TestFailure(code: 9) }
+        )
         await recovered.finished()
         await awaited.finished()
         await mapped.finished()
@@ -67,11 +70,13 @@ struct FutureStreamRecoverTests {
 
     @Test func `Future recoverWith a stream passes a CancellationError on by default`() async {
         let passed = StreamRecorder<Int>().record(
-            Future<Int>(error: CancellationError()).recoverWith(capacity: 1) { _ in FutureStream(value: 0) })
+            Future<Int>(error: CancellationError()).recoverWith(capacity: 1) { _ in FutureStream(value: 0) }
+        )
         let recovered = StreamRecorder<Int>().record(
             Future<Int>(error: CancellationError()).recoverWith(capacity: 1, policy: .allErrors) { _ in
                 FutureStream(value: 0)
-            })
+            }
+        )
         await passed.finished()
         await recovered.finished()
         #expect(passed.errors.count == 1 && passed.errors.first is CancellationError && passed.values.isEmpty)
@@ -88,7 +93,8 @@ struct FutureStreamRecoverTests {
             source.recover { error in
                 await Task.yield()
                 return (error as? TestFailure)?.code ?? -1
-            })
+            }
+        )
         await recorder.finished()
         #expect(recorder.values == [1, 2, 4])
         #expect(recorder.errors.count == 1 && recorder.errors.first is CancellationError)
@@ -105,7 +111,8 @@ struct FutureStreamRecoverTests {
                 .recover(on: fallbacks) { fallbacks, _ in
                     fallbacks.calls += 1
                     return fallbacks.calls * 10
-                })
+                }
+        )
         await recorder.finished()
         #expect(recorder.values == [10, 2, 20])
         #expect(await fallbacks.calls == 2)
@@ -117,12 +124,14 @@ struct FutureStreamRecoverTests {
             source.recoverWith(on: .mainActor) { _ in
                 MainActor.assertIsolated()
                 return Future(value: 0)
-            })
+            }
+        )
         let merged = StreamRecorder<Int>().record(
             source.recoverWith(on: .mainActor) { _ -> FutureStream<Int> in
                 MainActor.assertIsolated()
                 return FutureStream(value: 0)
-            })
+            }
+        )
         for recorder in [awaited, merged] {
             await recorder.finished()
             #expect(recorder.values == [0])

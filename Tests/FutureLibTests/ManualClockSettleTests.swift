@@ -180,7 +180,9 @@ struct ManualClockSettleRaceTests {
             let second: Future<Int> = first.flatMap { Future(value: $0 + 1, after: .seconds(1), clock: clock) }
             let chain: Future<Int> = second.map(on: .mainActor) { $0 + 1 }.map { $0 + 1 }
             await clock.advance(by: .seconds(2))
-            if chain.result?.successValue != 5 { failures.append("round \(round): \(String(describing: chain.result))") }
+            if chain.result?.successValue != 5 {
+                failures.append("round \(round): \(String(describing: chain.result))")
+            }
             if failures.count >= 10 { break }
         }
         #expect(failures.isEmpty, "\(failures)")

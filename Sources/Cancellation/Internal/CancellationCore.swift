@@ -588,7 +588,8 @@ private final class AllOfLink: Sendable {
     func arrive(reason: (any Error)?) {
         // Acquiring and releasing: the last arrival happens after every other source's cancellation.
         guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0, let core else { return }
-        Trampoline.run(with: (core, reason)) { core, reason in core.cancel(reason: reason) }  // as a linked request's `Attachments` fire
+        // Through the trampoline, as a linked request's ``Attachments`` fire.
+        Trampoline.run(with: (core, reason)) { core, reason in core.cancel(reason: reason) }
     }
 
     /// A source let go of its arrival without being cancelled: the set can never be complete.

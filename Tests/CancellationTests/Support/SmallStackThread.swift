@@ -29,14 +29,19 @@ func onThread(stackSize: Int = smallStackSize, _ body: @escaping @Sendable () ->
         #else
         var thread = pthread_t()
         #endif
-        let status = pthread_create(&thread, attributes, { argument in
-            #if canImport(Darwin)
-            Unmanaged<Box>.fromOpaque(argument).takeRetainedValue().body()
-            #else
-            Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().body()
-            #endif
-            return nil
-        }, Unmanaged.passRetained(work).toOpaque())
+        let status = pthread_create(
+            &thread,
+            attributes,
+            { argument in
+                #if canImport(Darwin)
+                Unmanaged<Box>.fromOpaque(argument).takeRetainedValue().body()
+                #else
+                Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().body()
+                #endif
+                return nil
+            },
+            Unmanaged.passRetained(work).toOpaque()
+        )
         precondition(status == 0, "pthread_create failed: \(status)")
         #if canImport(Darwin)
         pthread_detach(thread!)

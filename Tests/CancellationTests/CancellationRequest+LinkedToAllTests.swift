@@ -28,6 +28,24 @@ struct CancellationRequestLinkedToAllTests {
         #expect(sources.allSatisfy { $0.token.registrationCount == 0 })
     }
 
+    @Test func `an arrival queued inside a cancellation still reads its source's reason once the source is gone`() {
+        let kept = Locked<[CancellationRequest]>([])
+        let client = CancellationRequest()
+        let linked = CancellationRequest(linkedTo: [client.token])
+        linked.token.onCancel {
+            // Inside the cancellation's handlers: a handler registered on a cancelled source is queued
+            // to run once this one returned, by which time nothing else holds that source.
+            var source: CancellationRequest? = CancellationRequest()
+            source!.cancel(reason: DeadlineExceededError())
+            let all = CancellationRequest(linkedToAll: [source!.token])
+            kept.withLock { $0.append(all) }
+            source = nil
+        }
+        client.cancel()
+        #expect(kept.value.count == 1)
+        #expect(kept.value.first?.token.cancellationReason is DeadlineExceededError)
+    }
+
     @Test func `sources already cancelled count at once`() {
         let done = CancellationRequest()
         done.cancel(reason: Reason(index: 0))

@@ -38,11 +38,13 @@ final class Attachments: SystemTimer, @unchecked Sendable {
     /// Whether these attachments were handed out as a timer (``CancellationState/armTimer(on:of:)``).
     var hasStarted = false
 
-    /// The link's first two sources: each is written once, by the linking thread, before the
-    /// registration that stores the handler reading it (the source's lock orders the write before
-    /// any call of that handler), and read only by that handler. Strong, so that the handler can
-    /// ask its source whether it was cancelled even when it is called from the source's release:
-    /// the registrations in ``links`` hold the same cores already, so this keeps nothing longer.
+    /// The link's first two sources. Each is written by the linking thread before the registration
+    /// that stores the handler reading it (the source's lock orders the write before any call of
+    /// that handler), then taken (set to nil) once, by whichever of two can no longer race: that
+    /// handler when its source calls it, or ``detach()`` when it removed the handler before it
+    /// started. Strong, so that the handler can ask its source whether it was cancelled even when
+    /// it is called from the source's release, from work queued after the source's last owner let
+    /// go; taken, so that these attachments keep no source once nothing can call the handler.
     private var firstSource: CancellationCore?
     private var secondSource: CancellationCore?
     /// How many sources hold the link's handler, plus one for the linking thread until it is done
@@ -68,7 +70,10 @@ final class Attachments: SystemTimer, @unchecked Sendable {
     /// that keeps a cancelled timer's closure must not keep the timer and the links with it.
     func detach() {
         timer?.cancel()
-        links.unregisterAll()
+        let removed = links.unregisterAll()
+        // A handler removed before it started is never called: its source is ours to let go of.
+        if removed.first { firstSource = nil }
+        if removed.second { secondSource = nil }
         timer = nil
         clock = nil
         links = SourceLinks()
@@ -91,10 +96,16 @@ final class Attachments: SystemTimer, @unchecked Sendable {
         switch index {
         case 0:
             firstSource = source
-            return source.register({ [self] in sourceCalled(firstSource.unsafelyUnwrapped) }, notifiesOnRelease: true)
+            return source.register(
+                { [self] in sourceCalled(firstSource.take().unsafelyUnwrapped) },
+                notifiesOnRelease: true
+            )
         case 1:
             secondSource = source
-            return source.register({ [self] in sourceCalled(secondSource.unsafelyUnwrapped) }, notifiesOnRelease: true)
+            return source.register(
+                { [self] in sourceCalled(secondSource.take().unsafelyUnwrapped) },
+                notifiesOnRelease: true
+            )
         default:
             return source.register({ [self, source] in sourceCalled(source) }, notifiesOnRelease: true)
         }
@@ -148,11 +159,13 @@ struct SourceLinks {
     }
 
     /// Removes every handler, in the order they were appended; outside any lock (a removed
-    /// handler's release may run user `deinit`s).
-    func unregisterAll() {
-        guard count > 0 else { return }
-        first.unregister()
-        second.unregister()
+    /// handler's release may run user `deinit`s). Returns whether the first two were removed before
+    /// they started (so they are never called).
+    @discardableResult
+    func unregisterAll() -> (first: Bool, second: Bool) {
+        guard count > 0 else { return (false, false) }
+        let removed = (first: first.unregister(), second: second.unregister())
         for link in others { link.unregister() }
+        return removed
     }
 }

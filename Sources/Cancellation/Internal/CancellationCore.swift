@@ -603,10 +603,11 @@ private final class AllOfLink: Sendable {
 /// links), it tells the link that the set can never be complete.
 private final class AllOfArrival: Sendable {
     private let link: AllOfLink
-    /// The source, unowned: read only by the handler stored on it, which runs only inside that
-    /// source's `cancel` or `register`, while its core is alive (a strong reference would keep the
-    /// core alive through its own handler list).
-    private unowned(unsafe) let source: CancellationCore
+    /// The source, strongly: read by the handler stored on it, which may run after the source's
+    /// `register` or `cancel` returned (queued on this thread's ``Trampoline`` when it was already
+    /// running), when nothing else may hold the source any more. The cycle this makes through the
+    /// source's handler list ends when the source runs or drops the handler, or the request removes it.
+    private let source: CancellationCore
     private let arrived = Atomic<Bool>(false)
 
     init(_ link: AllOfLink, source: CancellationCore) {

@@ -306,7 +306,7 @@ struct CancellationState {
 
     // MARK: - Links
 
-    /// Stores the handlers of a linked request on its sources, one of which holds the link now.
+    /// Stores the handlers of a linked request on its sources, which hold its attachments now.
     /// Returns them when the request was cancelled meanwhile: the caller removes them.
     ///
     /// `new`: the attachments the handlers hold, made for them, which become the request's (a

@@ -281,13 +281,13 @@ func taskRequests(_ count: Int, shutdown: ShutdownRegistry) async {
     outcomes.check(count, "Swift concurrency")
 }
 
-/// `count` requests the FutureLib way, split over `loops` request loops that run at once, one child task each (as a
-/// server with an event loop per core runs them: each loop's requests on its own thread, all on the one shutdown
-/// token); returns once every one has reported.
-func futureLibRequests(_ count: Int, loops: Int, shutdown: CancellationToken) async {
+/// `loops` request loops of `perLoop` requests each, the FutureLib way, run at once, one child task each (as a server
+/// with an event loop per core runs them: each loop's requests on its own thread, all on the one shutdown token);
+/// returns once every one has reported.
+func futureLibRequests(loops: Int, perLoop: Int, shutdown: CancellationToken) async {
     await withTaskGroup(of: Void.self) { group in
         for _ in 0..<loops {
-            group.addTask { await futureLibRequests(count / loops, shutdown: shutdown) }
+            group.addTask { await futureLibRequests(perLoop, shutdown: shutdown) }
         }
     }
 }
@@ -297,13 +297,15 @@ func futureLibRequests(_ count: Int, loops: Int, shutdown: CancellationToken) as
 func serverRequestsOnEveryProcessor() -> Scenario {
     let count = 10_000
     let loops = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    // Whole cycles of 20 per loop, so that each loop has the scenario's mix of outcomes exactly.
+    let perLoop = max(20, count / loops / 20 * 20)
     let shutdown = CancellationRequest()
     let registry = ShutdownRegistry()
     return Scenario(
         key: "15-loops",
         name: "15 server request, FutureLib on \(loops) request loops at once (one per processor), per request",
-        futureLib: Side(name: "FutureLib", operations: count / loops * loops) {
-            await futureLibRequests(count / loops * loops, loops: loops, shutdown: shutdown.token)
+        futureLib: Side(name: "FutureLib", operations: loops * perLoop) {
+            await futureLibRequests(loops: loops, perLoop: perLoop, shutdown: shutdown.token)
         },
         peer: Side(name: "Task + task group + withTaskCancellationHandler", operations: count) {
             await taskRequests(count, shutdown: registry)

@@ -464,8 +464,9 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     /// or one whose request can no longer be), or none at all, it stores nothing: it never will be.
     ///
     /// Each source holds one ``AllOfArrival``; they share one ``AllOfLink``, which reaches this core
-    /// weakly, as a linked request's ``Attachments`` do. A source that lets go of its arrival without having been cancelled
-    /// can never complete the set: the request is told that no source can cancel it any more.
+    /// weakly, as a linked request's ``Attachments`` do. A source that lets go of its arrival
+    /// without having been cancelled can never complete the set: the request is told that no
+    /// source can cancel it any more.
     func link(toAll sources: [CancellationToken]) {
         guard !sources.isEmpty, sources.allSatisfy(\.canBeCancelled) else { return }
         let link = AllOfLink(self, count: sources.count)

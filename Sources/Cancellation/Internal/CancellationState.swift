@@ -313,7 +313,7 @@ struct CancellationState {
     /// request is linked in its `init`, before anything else could give it attachments).
     mutating func install(links: SourceLinks, in new: Attachments?, of core: CancellationCore) -> SourceLinks? {
         guard case .active = phase else { return links }
-        if attachments == nil, let new { attachments = new }
+        if attachments == nil { attachments = new }
         let attachments = attach(core)
         attachments.links = links
         attachments.isLinked = true

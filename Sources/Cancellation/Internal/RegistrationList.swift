@@ -18,7 +18,7 @@
 /// Why two slots inline: most requests hold one or two handlers at a time (a client's request the
 /// link of the request linked to it; a per-request token a `map` and a `flatMap`), and the slab was
 /// an allocation per request for them (guarded by AllocationCheck `linked-request` and
-/// `cancel-chain-with-token`). A list is 68 bytes bigger for it.
+/// `cancel-chain-with-token`). A list is two slots bigger for it (Internals.md gives the sizes).
 ///
 /// A value type whose slab is a ``SlotBuffer`` of its own: no copy-on-write, so no uniqueness
 /// check and no bounds check on the hot paths (every index used is a stored key's, checked

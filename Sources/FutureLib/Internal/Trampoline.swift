@@ -44,7 +44,7 @@ enum Trampoline: Sendable {
 
     @inline(__always)
     private static func finish(_ thread: PerThread) {
-        guard thread.inlineDepth == 1 else {
+        guard thread.inlineDepth == 1, !thread.deferred.isEmpty else {
             thread.inlineDepth -= 1
             return
         }

@@ -63,8 +63,10 @@ final class Outcomes: Sendable {
     }
 
     /// Stops the driver if any request of `count` ended in a way its kind does not allow.
-    func check(_ count: Int, _ side: String) {
-        let expected = (0..<count).map(RequestKind.init)
+    func check(_ count: Int, _ side: String) { check((0..<count).map(RequestKind.init), side) }
+
+    /// Stops the driver if the requests, of these kinds, did not end as their kinds allow.
+    func check(_ expected: [RequestKind], _ side: String) {
         let counts = (
             succeeded.load(ordering: .relaxed), timedOut.load(ordering: .relaxed), cancelled.load(ordering: .relaxed)
         )
@@ -339,8 +341,9 @@ func residentBytes() -> Int {
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
-/// How many tasks of the in-flight measurement have started their work.
-final class WaitingCount: Sendable {
+/// A count shared between threads: the tasks of the in-flight measurement that have started their work, the
+/// requests of `--server-allocations` that have reported.
+final class SharedCount: Sendable {
     // Sendable: an Atomic.
     let value = Atomic<Int>(0)
 }
@@ -379,7 +382,7 @@ func measureInFlight(side: String, count: Int) async {
             held.append(operation)
         }
     } else {
-        let waiting = WaitingCount()
+        let waiting = SharedCount()
         let firstID = registry.ids(count)
         var tasks: [Task<Void, Never>] = []
         tasks.reserveCapacity(count)
@@ -440,6 +443,14 @@ enum ServerOutcome: String, CaseIterable {
     case completes = "the operation completes"
     case cancelledByClient = "the client goes away"
     case timesOut = "the deadline passes"
+
+    var kind: RequestKind {
+        switch self {
+        case .completes: .completes
+        case .cancelledByClient: .cancelledByClient
+        case .timesOut: .timesOut
+        }
+    }
 }
 
 private func serverAllocations(_ outcome: ServerOutcome) {
@@ -474,10 +485,16 @@ private func serverAllocations(_ outcome: ServerOutcome) {
                 }
             }
         }
-        let reported = Atomic<Int>(0)
-        counted("onComplete(on: .synchronous)") {
+        let reported = SharedCount()
+        let outcomes = Outcomes()
+        let kind = outcome.kind
+        // The scenario's closure: it captures a value and two objects, so each needs a context of its own.
+        counted("onComplete(on: .synchronous) (1: the context of the scenario's closure)") {
             for future in rendered {
-                future.onComplete(on: .synchronous) { _ in reported.add(1, ordering: .relaxed) }
+                future.onComplete(on: .synchronous) { result in
+                    outcomes.record(kind, succeeded: (try? result.get()) != nil, timedOut: false)
+                    reported.value.add(1, ordering: .relaxed)
+                }
             }
         }
         switch outcome {
@@ -492,10 +509,11 @@ private func serverAllocations(_ outcome: ServerOutcome) {
         case .timesOut:
             // The timer thread cancels the requests; the count covers it, from arming to the last completion.
             counted("the deadline fires (cancels the request, fails the chain), waited for") {
-                while reported.load(ordering: .relaxed) < count { usleep(100) }
+                while reported.value.load(ordering: .relaxed) < count { usleep(100) }
             }
         }
-        precondition(reported.load(ordering: .relaxed) == count, "every request reports")
+        precondition(reported.value.load(ordering: .relaxed) == count, "every request reports")
+        outcomes.check(Array(repeating: kind, count: count), outcome.rawValue)
         if outcome != .completes {
             counted("the backend completes the operation late (nobody listens)") {
                 for (index, operation) in operations.enumerated() { operation.fulfill(index) }

@@ -1242,8 +1242,8 @@ def render_server(rounds: dict, checks: list[tuple[str, bool]], add) -> None:
     if steps:
         add("Where FutureLib's allocations per request go, for each of the scenario's three outcomes "
             "(`RoundsDriver --server-allocations`: each step for 10,000 requests at once, counted, the second of "
-            "two passes; the scenario's own figure also counts its completion closure's context and the "
-            "`String`s; – where an outcome has no such step):")
+            "two passes, with the scenario's code, its completion closure included; the scenario's own figure "
+            "also counts its arrays and counters, about 0.1 per request; – where an outcome has no such step):")
         add("")
         order = ["operation completes", "client goes away", "deadline passes"]
         outcomes = sorted(steps, key=lambda outcome: order.index(outcome) if outcome in order else len(order))

@@ -284,6 +284,8 @@ CALLGRIND_SINGLES = [
      "stream-unsubscribe-100000", "cancel", 1_000),
     ("12", "one value sent on a `StreamPromise` to one subscriber on `.synchronous` (the producer's side)",
      "stream-publish", "value", 20_000),
+    ("12", "a stream's whole life: a `StreamPromise`, one subscriber on `.synchronous`, a value, `finish()`, released",
+     "stream-lifecycle", "stream", 5_000),
     ("3", "`firstCompleted()` of 2, one of them pending, then completed (its continuation removed from the other)",
      "futurelib-first-completed", "call", 5_000),
     ("3", "`sequence()` of 1,000 pending futures, then completed", "futurelib-sequence-pending", "call", 50),

@@ -35,6 +35,8 @@
 //                                          scaling-cancel-pending
 //   stream-publish                      12. (its producer's side) a value through a stream to its one `.synchronous`
 //                                          subscriber
+//   stream-lifecycle                    a stream's whole life: a `StreamPromise`, one `.synchronous` subscriber, a
+//                                          value, `finish()`, both released
 //   mallinfo-stream-subscriber          not for valgrind: heap bytes per subscriber of one stream, for `count`
 //                                          subscribers, without a token and with one each
 //   mallinfo-cancellation-request       not for valgrind: heap bytes per live request never cancelled, for `count`
@@ -352,6 +354,15 @@ func streamPublish(_ count: Int) {
     promise.finish()
 }
 
+func streamLifecycle(_ count: Int) {
+    for value in 0..<count {
+        let promise = StreamPromise<Int>(capacity: 0)
+        promise.stream.onSuccess(on: .synchronous) { sink($0) }
+        promise.fulfill(value)
+        promise.finish()
+    }
+}
+
 /// Heap bytes per subscriber of one open stream, without a token and with one (the request, its registration and
 /// the subscriber: what a server's client costs). The stream's array of subscribers is large enough for malloc to map
 /// it apart, so these count the mapped bytes too.
@@ -418,6 +429,7 @@ case "mallinfo-nio": try mallinfoNIO(count)
 case "mallinfo-cancellation-request": mallinfoCancellationRequest(count)
 case "mallinfo-stream-subscriber": mallinfoStreamSubscriber(count)
 case "stream-publish": streamPublish(count)
+case "stream-lifecycle": streamLifecycle(count)
 default:
     fatalError("unknown scenario \(arguments[1])")
 }

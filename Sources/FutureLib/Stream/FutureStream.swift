@@ -1,4 +1,5 @@
 public import FutureLibConcurrencyHelpers  // public: inlinable code uses its lock
+public import Synchronization  // public: inlinable code reads and writes `hasFinished`
 
 /// Results that arrive many times: location updates, sensor readings, progress.
 ///
@@ -49,11 +50,17 @@ public final class FutureStream<Value: Sendable>: Sendable {
     /// ```
     public let capacity: Int
 
-    @usableFromInline let state: Lock<StreamState<Value>>
+    /// Set once the stream has finished, never cleared. `deinit` runs unspecialized, as every
+    /// generic class's does, and `finish()` there looked up the generic metadata of the lock, the
+    /// state and its parts even for a stream that had ended: this lets it skip that (callgrind
+    /// `stream-lifecycle`). It and `isStage` come before `state`, whose size depends on `Value`, so
+    /// that `deinit` reads them at fixed offsets.
+    @usableFromInline let hasFinished = Atomic<Bool>(false)
     /// Whether this is a combinator's stage, which holds its source's subscriber weakly: it keeps
     /// itself alive while it has subscribers (``StreamState/keepAlive``), and unsubscribes from
     /// its source when it is released (``StreamState/detach``).
     @usableFromInline let isStage: Bool
+    @usableFromInline let state: Lock<StreamState<Value>>
 
     /// An empty stream, written through ``publish(_:)`` and ``finish()``.
     @usableFromInline
@@ -69,7 +76,7 @@ public final class FutureStream<Value: Sendable>: Sendable {
     /// that drops its callback, or a loop that holds only its iterator, leads here. A stage that
     /// nobody holds or subscribes to leaves its source: nothing could observe it any more.
     deinit {
-        finish()
+        if !hasFinished.load(ordering: .acquiring) { finish() }
         if isStage, let detach = state.withLock({ $0.detach.take() }) { detach() }
     }
 
@@ -106,6 +113,7 @@ public final class FutureStream<Value: Sendable>: Sendable {
     @inlinable @discardableResult
     func finish() -> Bool {
         guard let (ready, registrations, keepAlive) = state.withLock({ $0.finish() }) else { return false }
+        hasFinished.store(true, ordering: .releasing)
         for registration in registrations { registration.unregister() }
         ready.schedule()
         if let keepAlive { DeferredRelease.release(keepAlive) }
@@ -130,6 +138,7 @@ public final class FutureStream<Value: Sendable>: Sendable {
             return (published, evicted, finished, registrations, keepAlive)
         }
         guard let done else { return }  // `evicted` is released here, outside the lock
+        hasFinished.store(true, ordering: .releasing)
         for registration in done.registrations { registration.unregister() }
         done.published.schedule()
         done.finished.schedule()

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The write side of a ``FutureStream``: adds results to it and finishes it.
 ///
 /// Keep the promise where the results come from (a delegate, a callback, a loop) and hand out
@@ -61,7 +63,9 @@ public final class StreamPromise<Value: Sendable>: Sendable {
     }
 
     deinit {
-        stream.finish()
+        // Unspecialized, as every generic class's `deinit`: the flag spares a promise that was
+        // finished the generic `finish()` (see ``FutureStream/hasFinished``).
+        if !stream.hasFinished.load(ordering: .acquiring) { stream.finish() }
     }
 
     /// Adds a value to the stream.

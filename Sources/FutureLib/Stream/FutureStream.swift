@@ -50,11 +50,12 @@ public final class FutureStream<Value: Sendable>: Sendable {
     /// ```
     public let capacity: Int
 
-    /// Set once the stream has finished, never cleared. `deinit` runs unspecialized, as every
-    /// generic class's does, and `finish()` there looked up the generic metadata of the lock, the
-    /// state and its parts even for a stream that had ended: this lets it skip that (callgrind
-    /// `stream-lifecycle`). It and `isStage` come before `state`, whose size depends on `Value`, so
-    /// that `deinit` reads them at fixed offsets.
+    /// The state's `isFinished`, set in the critical section that finishes the state and never
+    /// cleared, for readers without the lock: ``isFinished``, and the `deinit`s of the stream and
+    /// its promise. Those run unspecialized, as every generic class's does, and `finish()` there
+    /// looked up the generic metadata of the lock, the state and its parts even for a stream that
+    /// had ended (callgrind `stream-lifecycle`). It and `isStage` come before `state`, whose size
+    /// depends on `Value`, so that a `deinit` reads them at fixed offsets.
     @usableFromInline let hasFinished = Atomic<Bool>(false)
     /// Whether this is a combinator's stage, which holds its source's subscriber weakly: it keeps
     /// itself alive while it has subscribers (``StreamState/keepAlive``), and unsubscribes from
@@ -88,7 +89,7 @@ public final class FutureStream<Value: Sendable>: Sendable {
     /// #expect(promise.stream.isFinished)
     /// ```
     public var isFinished: Bool {
-        state.withLock { $0.isFinished }
+        hasFinished.load(ordering: .acquiring)
     }
 
     /// How many subscribers the stream holds now (for tests: a cancelled one is gone at once).
@@ -112,8 +113,12 @@ public final class FutureStream<Value: Sendable>: Sendable {
     /// Ends the stream; false when it had ended already.
     @inlinable @discardableResult
     func finish() -> Bool {
-        guard let (ready, registrations, keepAlive) = state.withLock({ $0.finish() }) else { return false }
-        hasFinished.store(true, ordering: .releasing)
+        let finished = state.withLock { state in
+            let finished = state.finish()
+            if finished != nil { hasFinished.store(true, ordering: .releasing) }
+            return finished
+        }
+        guard let (ready, registrations, keepAlive) = finished else { return false }
         for registration in registrations { registration.unregister() }
         ready.schedule()
         if let keepAlive { DeferredRelease.release(keepAlive) }
@@ -135,10 +140,10 @@ public final class FutureStream<Value: Sendable>: Sendable {
             guard let (published, evicted) = state.publish(.failure(cancelledFailure)),
                 let (finished, registrations, keepAlive) = state.finish()
             else { return nil }
+            hasFinished.store(true, ordering: .releasing)
             return (published, evicted, finished, registrations, keepAlive)
         }
         guard let done else { return }  // `evicted` is released here, outside the lock
-        hasFinished.store(true, ordering: .releasing)
         for registration in done.registrations { registration.unregister() }
         done.published.schedule()
         done.finished.schedule()

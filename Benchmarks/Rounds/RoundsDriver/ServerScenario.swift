@@ -30,8 +30,10 @@ import Glibc
 #endif
 
 /// How a request of scenario 15 ends.
-enum RequestKind: Sendable {
-    case completes, timesOut, cancelledByClient
+enum RequestKind: String, CaseIterable, Sendable {
+    case completes = "the operation completes"
+    case cancelledByClient = "the client goes away"
+    case timesOut = "the deadline passes"
 
     init(_ index: Int) {
         switch index % 20 {
@@ -433,27 +435,13 @@ func measureInFlight(side: String, count: Int) async {
 /// step for 10,000 requests at once (the second of two passes: the first warms slabs and pools up), for each of the
 /// three outcomes: the operation completes, the client goes away, the deadline passes.
 func serverAllocations() {
-    for outcome in ServerOutcome.allCases {
+    for outcome in RequestKind.allCases {
         print("\(outcome.rawValue):")
         serverAllocations(outcome)
     }
 }
 
-enum ServerOutcome: String, CaseIterable {
-    case completes = "the operation completes"
-    case cancelledByClient = "the client goes away"
-    case timesOut = "the deadline passes"
-
-    var kind: RequestKind {
-        switch self {
-        case .completes: .completes
-        case .cancelledByClient: .cancelledByClient
-        case .timesOut: .timesOut
-        }
-    }
-}
-
-private func serverAllocations(_ outcome: ServerOutcome) {
+private func serverAllocations(_ outcome: RequestKind) {
     let count = 10_000
     let shutdown = CancellationRequest()
     for pass in 0..<2 {
@@ -464,7 +452,7 @@ private func serverAllocations(_ outcome: ServerOutcome) {
             steps.append((step, Double(malloc_counter_stop()) / Double(count)))
             return result
         }
-        let deadline: Duration = outcome == .timesOut ? .milliseconds(1) : .seconds(3_600)
+        let deadline = outcome.deadline
         var clients = counted("client CancellationRequest()") { (0..<count).map { _ in CancellationRequest() } }
         var requests = counted("CancellationRequest(linkedTo: [shutdown, client])") {
             clients.map { CancellationRequest(linkedTo: [shutdown.token, $0.token]) }
@@ -487,12 +475,11 @@ private func serverAllocations(_ outcome: ServerOutcome) {
         }
         let reported = SharedCount()
         let outcomes = Outcomes()
-        let kind = outcome.kind
-        // The scenario's closure: it captures a value and two objects, so each needs a context of its own.
+        // The scenario's closure: it captures a value and two objects, so Swift allocates a context for each one.
         counted("onComplete(on: .synchronous) (1: the context of the scenario's closure)") {
             for future in rendered {
                 future.onComplete(on: .synchronous) { result in
-                    outcomes.record(kind, succeeded: (try? result.get()) != nil, timedOut: false)
+                    outcomes.record(outcome, succeeded: (try? result.get()) != nil, timedOut: false)
                     reported.value.add(1, ordering: .relaxed)
                 }
             }
@@ -513,7 +500,7 @@ private func serverAllocations(_ outcome: ServerOutcome) {
             }
         }
         precondition(reported.value.load(ordering: .relaxed) == count, "every request reports")
-        outcomes.check(Array(repeating: kind, count: count), outcome.rawValue)
+        outcomes.check(Array(repeating: outcome, count: count), outcome.rawValue)
         if outcome != .completes {
             counted("the backend completes the operation late (nobody listens)") {
                 for (index, operation) in operations.enumerated() { operation.fulfill(index) }

@@ -14,6 +14,13 @@ import FutureLibConcurrencyHelpers
 /// #expect(request.isCancellationRequested)
 /// ```
 ///
+/// ### Two ways to move time
+/// - ``advance(by:)`` fires the timers that come due, on the calling thread, and returns. What
+///   they start elsewhere (a continuation on `.default`, a task) may still be running.
+/// - ``advanceAndSettle(by:)`` (async) fires them one at a time and, after each, waits until the
+///   work it started on FutureLib's own contexts has finished: code that keeps its default `on:`
+///   is driven to its end.
+///
 /// ### Order
 /// ``advance(by:)`` fires the due timers in deadline order; timers due at the same instant fire
 /// in the order they were armed (a re-armed timer counts as armed when it was re-armed). While a
@@ -118,7 +125,7 @@ public final class ManualClock: TimerClock {
     /// let retried = Future<Int>.retry(maxAttempts: 3, backoff: .constant(.seconds(1)), clock: clock) { _ in
     ///     Future(error: FutureError.timeout)  // each attempt starts on `.default`
     /// }
-    /// await clock.advance(by: .seconds(2))  // both retries ran inside this call
+    /// await clock.advanceAndSettle(by: .seconds(2))  // both retries ran inside this call
     /// #expect(retried.isCompleted)
     /// ```
     ///
@@ -135,11 +142,11 @@ public final class ManualClock: TimerClock {
     ///   of its own (a ``LimitedExecutionContext`` on a queue of its own, say), and async
     ///   closures on `.mainActor`. A pool thread blocked in `value()` or `wait(timeout:)` counts
     ///   as idle: it waits for something else, which may be this clock.
-    /// - Without FutureLib in the process it is ``advance(by:)``. It needs the main queue serviced
+    /// - Without FutureLib in the process it fires what ``advance(by:)`` fires, in the same order. It needs the main queue serviced
     ///   only while `.mainActor` deliveries are in flight.
     ///
     /// - Parameter duration: How far to move the clock. Negative durations count as zero.
-    public func advance(by duration: Duration) async {
+    public func advanceAndSettle(by duration: Duration) async {
         let target = state.withLock { state in
             let base = max(state.horizon, state.now)
             let (sum, overflow) = base.attoseconds.addingReportingOverflow(max(duration, .zero).attoseconds)
@@ -198,7 +205,7 @@ public final class ManualClock: TimerClock {
     /// let reply = Promise<Int>()
     /// let waiting = Task { try await reply.future.value(timeout: .seconds(5), clock: clock) }
     /// await clock.waitForPendingTimers()   // the task is waiting, its deadline armed
-    /// await clock.advance(by: .seconds(5)) // so this fires it: the task throws FutureError.timeout
+    /// await clock.advanceAndSettle(by: .seconds(5)) // so this fires it: the task throws FutureError.timeout
     /// ```
     ///
     /// ### Semantics

@@ -42,7 +42,7 @@ extension Future {
     /// let clock = ManualClock()
     /// let waiting = Task { try await Promise<Int>().future.value(timeout: .seconds(5), clock: clock) }
     /// // … once the task waits:
-    /// await clock.advance(by: .seconds(5))  // the task throws FutureError.timeout
+    /// await clock.advanceAndSettle(by: .seconds(5))  // the task throws FutureError.timeout
     /// ```
     ///
     /// - Parameters:

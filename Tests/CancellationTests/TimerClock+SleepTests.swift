@@ -14,9 +14,9 @@ struct TimerClockSleepTests {
             woke.increment()
         }
         await clock.waitForPendingTimers()
-        clock.advanceNow(by: .seconds(4))
+        clock.advance(by: .seconds(4))
         #expect(woke.value == 0)
-        clock.advanceNow(by: .seconds(1))
+        clock.advance(by: .seconds(1))
         try await sleeper.value
         #expect(woke.value == 1)
         #expect(clock.pendingTimerCount == 0)
@@ -45,7 +45,7 @@ struct TimerClockSleepTests {
         let clock = ManualClock()
         let sleeper = Task { try await clock.sleep(for: .seconds(-1)) }
         await clock.waitForPendingTimers()
-        clock.advanceNow(by: .zero)
+        clock.advance(by: .zero)
         try await sleeper.value
     }
 
@@ -66,7 +66,7 @@ struct TimerClockSleepTests {
         await clock.waitForPendingTimers(3)
         for _ in 1...3 {
             let done = order.value.count
-            clock.advanceNow(by: .seconds(1))
+            clock.advance(by: .seconds(1))
             #expect(await eventually { order.value.count == done + 1 })
         }
         for sleeper in sleepers { try await sleeper.value }

@@ -70,14 +70,14 @@ struct FutureAsyncTests {
         let late = Promise<Int>()
         let timingOut = Task { try await late.future.value(timeout: .seconds(5), clock: clock) }
         await clock.waitForPendingTimers()  // the task waits, its timer armed
-        await clock.advance(by: .seconds(5))
+        await clock.advanceAndSettle(by: .seconds(5))
         await #expect(throws: FutureError.timeout) { try await timingOut.value }
         #expect(!late.future.isCompleted)
 
         let inTime = Promise<Int>()
         let waiting = Task { try await inTime.future.value(timeout: .seconds(5), clock: clock) }
         await clock.waitForPendingTimers()
-        await clock.advance(by: .seconds(5) - .nanoseconds(1))
+        await clock.advanceAndSettle(by: .seconds(5) - .nanoseconds(1))
         inTime.fulfill(7)
         #expect(try await waiting.value == 7)
         #expect(clock.pendingTimerCount == 0)  // the wait's timer is stopped
@@ -85,7 +85,7 @@ struct FutureAsyncTests {
         let pending = Promise<Int>()
         let bounded = Task { await pending.future.wait(timeout: .seconds(1), clock: clock) }
         await clock.waitForPendingTimers()
-        await clock.advance(by: .seconds(1))
+        await clock.advanceAndSettle(by: .seconds(1))
         #expect(await bounded.value == false)
         withExtendedLifetime((late, pending)) {}
     }

@@ -37,7 +37,7 @@ struct FutureWithTimeoutTests {
             return Future(value: 1, after: .seconds(3600), cancellationToken: token)
         }
         #expect(await eventually { handed.value != nil })
-        await clock.advance(by: .milliseconds(20))
+        await clock.advanceAndSettle(by: .milliseconds(20))
         await #expect(throws: FutureError.timeout) { try await limited.value() }
         #expect(handed.value?.isCancellationRequested == true)
 
@@ -200,9 +200,9 @@ extension FutureWithTimeoutTests {
                 return never.future
             }
             #expect(await eventually { handed.value != nil })  // the operation ran, on the main actor
-            await clock.advance(by: .seconds(4))
+            await clock.advanceAndSettle(by: .seconds(4))
             #expect(!limited.isCompleted)
-            await clock.advance(by: .seconds(1))
+            await clock.advanceAndSettle(by: .seconds(1))
             await #expect(throws: FutureError.timeout) { try await limited.value() }
             #expect(handed.value?.isCancellationRequested == true)
             #expect(await attempts.count == 1)

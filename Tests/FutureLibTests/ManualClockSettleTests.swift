@@ -3,7 +3,7 @@ import FutureLib
 import TestSupport
 import Testing
 
-/// `await ManualClock.advance(by:)`: code under test keeps its default `on:` (`.default`), and one
+/// `await ManualClock.advanceAndSettle(by:)`: code under test keeps its default `on:` (`.default`), and one
 /// call drives it to the end, because the clock waits for FutureLib's contexts to be idle between
 /// timers. No test here passes `on: .synchronous` to the code under test.
 @Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
@@ -15,7 +15,7 @@ struct ManualClockSettleTests {
             Future(value: 1, after: .seconds(1), clock: clock, cancellationToken: token)
                 .flatMap { Future(value: $0 + 1, after: .seconds(1), clock: clock, cancellationToken: token) }
         }
-        await clock.advance(by: .seconds(2))
+        await clock.advanceAndSettle(by: .seconds(2))
         #expect(answer.result?.successValue == 2)
         #expect(clock.pendingTimerCount == 0)  // the deadline was stopped
     }
@@ -27,7 +27,7 @@ struct ManualClockSettleTests {
             workToken.withLock { $0 = token }
             return Future(value: 1, after: .seconds(30), clock: clock, cancellationToken: token)
         }
-        await clock.advance(by: .seconds(3))
+        await clock.advanceAndSettle(by: .seconds(3))
         #expect(answer.result?.futureError == .timeout)
         #expect(workToken.value?.isCancellationRequested == true)
         #expect(clock.pendingTimerCount == 0)
@@ -46,7 +46,7 @@ struct ManualClockSettleTests {
             return Future(error: TestFailure(code: 2))
         }
         let reported = retried.recover(on: .mainActor) { _ in 7 }.map(on: .mainActor) { $0 * 6 }
-        await clock.advance(by: .seconds(2))
+        await clock.advanceAndSettle(by: .seconds(2))
         #expect(seen.value == ["attempt", "attempt", "attempt"])
         #expect(reported.result?.successValue == 42)
     }
@@ -56,7 +56,7 @@ struct ManualClockSettleTests {
         let never = Promise<Int>()
         let late = never.future.timeout(after: .seconds(5), clock: clock, on: .mainActor)
         let described = late.recover { ($0 as? FutureError) == .timeout ? -1 : 0 }
-        await clock.advance(by: .seconds(5))
+        await clock.advanceAndSettle(by: .seconds(5))
         #expect(described.result?.successValue == -1)
         withExtendedLifetime(never) {}
     }
@@ -74,7 +74,7 @@ struct ManualClockSettleTests {
             starts.withLock { $0.append(clock.now) }
             return Future(on: limited) { throw TestFailure(code: 3) }
         }
-        await clock.advance(by: .seconds(7))
+        await clock.advanceAndSettle(by: .seconds(7))
         #expect(starts.value == [.zero, .seconds(1), .seconds(3), .seconds(7)])
         #expect(retried.result?.testFailure == TestFailure(code: 3))
     }
@@ -88,7 +88,7 @@ struct ManualClockSettleTests {
             try await clock.sleep(for: .seconds(1))
             return value + 1
         }
-        await clock.advance(by: .seconds(2))
+        await clock.advanceAndSettle(by: .seconds(2))
         #expect(steps.result?.successValue == 2)
         #expect(clock.now == .seconds(2))
     }
@@ -96,10 +96,10 @@ struct ManualClockSettleTests {
     @Test func `timers due later than the target stay pending`() async {
         let clock = ManualClock()
         let later = Future(value: 1, after: .seconds(5), clock: clock).map { $0 + 1 }
-        await clock.advance(by: .seconds(4))
+        await clock.advanceAndSettle(by: .seconds(4))
         #expect(!later.isCompleted)
         #expect(clock.pendingTimerCount == 1)
-        await clock.advance(by: .seconds(1))
+        await clock.advanceAndSettle(by: .seconds(1))
         #expect(later.result?.successValue == 2)
     }
 
@@ -109,7 +109,7 @@ struct ManualClockSettleTests {
         let gate = DispatchSemaphore(value: 0)
         queue.async { gate.wait() }  // the queue is busy until the test lets it go
         let mapped = Future(value: 1, after: .seconds(1), clock: clock).map(on: queue) { $0 + 1 }
-        await clock.advance(by: .seconds(1))  // returns although the queue has not run `map`
+        await clock.advanceAndSettle(by: .seconds(1))  // returns although the queue has not run `map`
         #expect(!mapped.isCompleted)
         gate.signal()
         #expect(await settled(mapped).successValue == 2)
@@ -117,10 +117,10 @@ struct ManualClockSettleTests {
 
     @Test func `a negative or extreme duration is clamped, never a trap`() async {
         let clock = ManualClock()
-        await clock.advance(by: .seconds(-5))
+        await clock.advanceAndSettle(by: .seconds(-5))
         #expect(clock.now == .zero)
-        await clock.advance(by: .seconds(Int64.max))
-        await clock.advance(by: .seconds(Int64.max))
+        await clock.advanceAndSettle(by: .seconds(Int64.max))
+        await clock.advanceAndSettle(by: .seconds(Int64.max))
         #expect(clock.now >= .seconds(Int64.max))
     }
 }
@@ -142,7 +142,7 @@ struct ManualClockSettleScaleTests {
             // One more hop on the pool before the attempt fails.
             return Future(on: .default) { throw TestFailure(code: 1) }
         }
-        await clock.advance(by: .seconds(attemptCount))
+        await clock.advanceAndSettle(by: .seconds(attemptCount))
         #expect(attempts.value == attemptCount)
         #expect(retried.result?.testFailure == TestFailure(code: 1))
         #expect(clock.pendingTimerCount == 0)
@@ -163,7 +163,7 @@ struct ManualClockSettleRaceTests {
             let clock = ManualClock()
             let server = FakeServer(clock: clock, answeringAfter: .seconds(4))
             let config = resilientConfig(clock: clock, fetch: server.fetch)
-            await clock.advance(by: .seconds(4))
+            await clock.advanceAndSettle(by: .seconds(4))
             if config.result?.successValue != Config(port: 80) || server.startTimes != [.zero] {
                 failures.append("round \(round): \(String(describing: config.result)) \(server.startTimes)")
             }
@@ -179,7 +179,7 @@ struct ManualClockSettleRaceTests {
             let first: Future<Int> = Future(value: 1, after: .seconds(1), clock: clock).map(on: .mainActor) { $0 + 1 }
             let second: Future<Int> = first.flatMap { Future(value: $0 + 1, after: .seconds(1), clock: clock) }
             let chain: Future<Int> = second.map(on: .mainActor) { $0 + 1 }.map { $0 + 1 }
-            await clock.advance(by: .seconds(2))
+            await clock.advanceAndSettle(by: .seconds(2))
             if chain.result?.successValue != 5 {
                 failures.append("round \(round): \(String(describing: chain.result))")
             }

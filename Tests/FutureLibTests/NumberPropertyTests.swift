@@ -96,12 +96,12 @@ struct NumberPropertyTests {
                 request.cancel(after: delay, clock: clock)
                 if delay > .zero { await clock.waitForPendingTimers(6) }  // else none is armed
                 if delay >= .seconds(1), delay <= .seconds(Int64.max) {
-                    clock.advanceNow(by: delay - .nanoseconds(1))
+                    clock.advance(by: delay - .nanoseconds(1))
                     require(!delayed.isCompleted && !limited.isCompleted && !bounded.isCompleted, "\(context): early")
                     require(!retried.isCompleted && !request.isCancellationRequested, "\(context): early")
-                    clock.advanceNow(by: .nanoseconds(1))
+                    clock.advance(by: .nanoseconds(1))
                 } else {
-                    clock.advanceNow(by: delay)
+                    clock.advance(by: delay)
                 }
                 require(delayed.result?.successValue == 1, "\(context): Future(value:after:) \(delayed)")
                 require(limited.result?.futureError == .timeout, "\(context): timeout(after:) \(limited)")
@@ -111,7 +111,7 @@ struct NumberPropertyTests {
                 let waited = await waiting.result
                 require(waited.futureError == .timeout, "\(context): value(timeout:clock:) \(waited)")
                 withExtendedLifetime(pending) {}
-                clock.advanceNow(by: delay)
+                clock.advance(by: delay)
                 let expected =
                     delay > .seconds(Int64.max) ? .seconds(Int64.max) : min(max(delay, .zero) * 2, .seconds(Int64.max))
                 require(clock.now == expected, "\(context): now \(describe(clock.now))")

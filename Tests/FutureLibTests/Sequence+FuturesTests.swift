@@ -16,7 +16,7 @@ struct SequenceFuturesTests {
         let traversed = Array(0..<20).traverse(on: .synchronous) { index in
             Future(value: index * 2, after: .milliseconds(Int64((20 - index) % 7)), clock: clock)
         }
-        await clock.advance(by: .milliseconds(7))
+        await clock.advanceAndSettle(by: .milliseconds(7))
         #expect(try await traversed.value() == (0..<20).map { $0 * 2 })
     }
 
@@ -32,7 +32,7 @@ struct SequenceFuturesTests {
             return Future(value: index, after: .milliseconds(1), clock: clock)
                 .andThen(on: .synchronous) { _ in tracker.finished() }
         }
-        await clock.advance(by: .seconds(1))  // each completion starts the next task, due 1 ms later: all within
+        await clock.advanceAndSettle(by: .seconds(1))  // each completion starts the next task, due 1 ms later: all within
         #expect(try await traversed.value() == Array(0..<40))
         #expect(tracker.peak <= cap)
         #expect(tracker.peak >= 1)
@@ -48,9 +48,9 @@ struct SequenceFuturesTests {
             return index == 3
                 ? Future(error: SampleError(code: 3)) : Future(value: index, after: .milliseconds(1), clock: clock)
         }
-        await clock.advance(by: .milliseconds(1))  // 0 and 1 complete, 2 and 3 start; 3 fails at once
+        await clock.advanceAndSettle(by: .milliseconds(1))  // 0 and 1 complete, 2 and 3 start; 3 fails at once
         await #expect(throws: SampleError(code: 3)) { try await failing.value() }
-        await clock.advance(by: .seconds(1))  // the task still in flight completes: it starts no more
+        await clock.advanceAndSettle(by: .seconds(1))  // the task still in flight completes: it starts no more
         #expect(started.withLock { $0 } == [0, 1, 2, 3])
     }
 

@@ -78,9 +78,9 @@ func clockShapes(_ clock: ManualClock, pending: Promise<Int>) -> (request: Cance
     return (request, [delayed, late, bounded, retried])
 }
 
-// 12 minutes, as `HangLimit` gives the other suites: `await clock.advance(by:)` returns once FutureLib's
+// 12 minutes, as `HangLimit` gives the other suites: `await clock.advanceAndSettle(by:)` returns once FutureLib's
 // pool is idle in the whole process, and in a full parallel run the other suites keep it busy for as long
-// as they run (Testing.md, "What `await advance(by:)` does", says how long). The limit only bounds a hang.
+// as they run (Testing.md, "What `advanceAndSettle(by:)` does", says how long). The limit only bounds a hang.
 @Suite(.timeLimit(.minutes(12)))
 struct Swift6ShapesTests {
     @Test @MainActor func `the view model's continuation sets its text on the main actor`() async throws {
@@ -113,9 +113,9 @@ struct Swift6ShapesTests {
         let ranInside = Atomic(false)
         request.token.onCancel { ranInside.store(true, ordering: .relaxed) }
         #expect(futures.allSatisfy { !$0.isCompleted })  // nothing moves without the clock
-        await clock.advance(by: .seconds(29))  // not cancelled
+        await clock.advanceAndSettle(by: .seconds(29))  // not cancelled
         #expect(!request.isCancellationRequested)
-        await clock.advance(by: .seconds(1))  // cancelled; its handlers ran inside advance(by:)
+        await clock.advanceAndSettle(by: .seconds(1))  // cancelled; its handlers ran inside advance(by:)
         #expect(request.isCancellationRequested && ranInside.load(ordering: .relaxed))
         #expect(try await futures[0].value() == 1)
         await #expect(throws: FutureError.timeout) { try await futures[1].value() }

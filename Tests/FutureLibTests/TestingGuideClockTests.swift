@@ -88,16 +88,16 @@ final class TaskTimer: ClockTimer {
 
 // MARK: - Examples
 
-// 12 minutes, as `HangLimit` gives the other suites: `await clock.advance(by:)` returns once FutureLib's
+// 12 minutes, as `HangLimit` gives the other suites: `await clock.advanceAndSettle(by:)` returns once FutureLib's
 // pool is idle in the whole process, and in a full parallel run the other suites keep it busy for as long
-// as they run (Testing.md, "What `await advance(by:)` does", says how long). The limit only bounds a hang.
+// as they run (Testing.md, "What `advanceAndSettle(by:)` does", says how long). The limit only bounds a hang.
 @Suite(.timeLimit(.minutes(12)))
 struct TestingGuideClockTests {
     @Test func retriesAfterEachTimeout() async {
         let clock = ManualClock()
         let server = FakeServer(clock: clock, answeringAfter: .seconds(60))
         let config = resilientConfig(clock: clock, fetch: server.fetch)
-        await clock.advance(by: .seconds(60))  // three timeouts and two delays, in one call
+        await clock.advanceAndSettle(by: .seconds(60))  // three timeouts and two delays, in one call
         #expect(server.startTimes == [.zero, .seconds(6), .seconds(13)])
         #expect(throws: FutureError.timeout) { try config.result?.get() }
     }
@@ -106,9 +106,9 @@ struct TestingGuideClockTests {
         let clock = ManualClock()
         let server = FakeServer(clock: clock, answeringAfter: .seconds(3))
         let config = resilientConfig(clock: clock, fetch: server.fetch)
-        await clock.advance(by: .seconds(3) - .nanoseconds(1))
+        await clock.advanceAndSettle(by: .seconds(3) - .nanoseconds(1))
         #expect(!config.isCompleted)
-        await clock.advance(by: .nanoseconds(1))
+        await clock.advanceAndSettle(by: .nanoseconds(1))
         #expect(try config.result?.get() == Config(port: 80))
         #expect(server.startTimes == [.zero])
     }
@@ -118,7 +118,7 @@ struct TestingGuideClockTests {
         let reply = Promise<Int>()
         let waiting = Task { try await reply.future.value(timeout: .seconds(5), clock: clock) }
         await clock.waitForPendingTimers()  // your task is waiting, its deadline armed
-        await clock.advance(by: .seconds(5))
+        await clock.advanceAndSettle(by: .seconds(5))
         await #expect(throws: FutureError.timeout) { try await waiting.value }
         #expect(clock.pendingTimerCount == 0)
     }

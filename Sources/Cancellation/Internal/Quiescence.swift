@@ -1,10 +1,10 @@
 import FutureLibConcurrencyHelpers
 import Synchronization
 
-/// The link between `await ManualClock.advance(by:)` and the library that runs work for the code
+/// The link between `await ManualClock.advanceAndSettle(by:)` and the library that runs work for the code
 /// under test (FutureLib), which this module does not know.
 ///
-/// The async `advance(by:)` waits, before each timer and before it returns, until the work in
+/// `advanceAndSettle(by:)` waits, before each timer and before it returns, until the work in
 /// flight on that library's own contexts has finished: FutureLib installs the wait
 /// (``install(_:)``) the first time it has anything in flight. ``manualClockCreated`` tells that
 /// library that a test moves time by hand, so that it counts the work it counts only then.

@@ -2,7 +2,7 @@ import Cancellation
 import Dispatch
 import FutureLibConcurrencyHelpers
 
-/// FutureLib's side of `await ManualClock.advance(by:)`: waits until no work is in flight on
+/// FutureLib's side of `await ManualClock.advanceAndSettle(by:)`: waits until no work is in flight on
 /// FutureLib's own contexts, so that a test's timers fire only once the work the previous one
 /// started has armed what comes next.
 ///

@@ -58,7 +58,7 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     static let shared: WorkerPool = {
-        Settling.install()  // so that `await ManualClock.advance(by:)` waits for this pool's work
+        Settling.install()  // so that `await ManualClock.advanceAndSettle(by:)` waits for this pool's work
         return WorkerPool(runnableThreads: WorkerPool.processorCount)
     }()
 
@@ -301,7 +301,7 @@ final class WorkerPool: @unchecked Sendable {
     }
 }
 
-// MARK: - Idle, for `await ManualClock.advance(by:)`
+// MARK: - Idle, for `await ManualClock.advanceAndSettle(by:)`
 
 extension WorkerPool {
     /// The waiters of ``whenIdle(_:)`` taken out, and the submission count they get.

@@ -7,7 +7,7 @@ SHIM_CC ?= $(shell command -v cc || command -v clang)
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
 .PHONY: help build test api-check api-breakage test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-thresholds bench-thresholds-update bench-report bench-callgrind clean \
-	integrations-test integrations-soak demo-server
+	integrations-test integrations-soak demo-server stream-oracle
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -100,6 +100,9 @@ integrations-test: ## Build and test the Integrations/ package (SwiftNIO, AsyncH
 	cd Integrations && $(SWIFT) test $(TEST_FLAGS)
 	SWIFT=$(SWIFT) python3 Scripts/build-server-guide-example.py
 
+stream-oracle: ## Differential tests of the stream operators against swift-async-algorithms (the nested Tests/StreamOracle package; STREAM_ORACLE_SEEDS seeds per operator, default 200)
+	cd Tests/StreamOracle && $(SWIFT) test $(TEST_FLAGS)
+
 integrations-soak: ## A Hummingbird application under keep-alive load (release): 10⁵ requests (SOAK_REQUESTS), fails on resident-set growth or a wrong answer
 	cd Integrations && $(SWIFT) run -c release --scratch-path .build-release HummingbirdSoak $${SOAK_REQUESTS:-100000}
 
@@ -169,4 +172,4 @@ docs-site: ## Also write a static website of the three modules to docs-site/ (se
 	./Scripts/build-docs.sh --static-hosting
 
 clean: ## Remove build products
-	rm -rf .build .build-* .docc-build docs-site Benchmarks/.build Benchmarks/Allocations/.build Integrations/.build Integrations/.build-release
+	rm -rf .build .build-* .docc-build docs-site Tests/StreamOracle/.build Benchmarks/.build Benchmarks/Allocations/.build Integrations/.build Integrations/.build-release

@@ -91,6 +91,17 @@ struct FutureStreamCombiningTests {
         #expect(tape.text.hasSuffix(" |"))
     }
 
+    @Test func `combineLatest's first pair takes the latest value of each stream, as Combine and RxSwift do`() {
+        // swift-async-algorithms pulls the values its base sequences buffered one by one and pairs
+        // each: (1, 10), (2, 10), (3, 10). A stream has no such buffer: its latest value is its value.
+        let first = StreamPromise<Int>(capacity: 0)
+        let second = StreamPromise<Int>(capacity: 0)
+        let tape = Tape(combineLatest(first.stream, second.stream))
+        Play.play("1 2 3", into: first)
+        Play.play("10", into: second)
+        #expect(tape.text == "(3, 10)")
+    }
+
     @Test func `combineLatest ends at once when a stream ends before its first value`() {
         let first = StreamPromise<Int>(capacity: 0)
         let second = StreamPromise<Int>(capacity: 0)

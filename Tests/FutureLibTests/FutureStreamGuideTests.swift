@@ -125,4 +125,52 @@ struct FutureStreamGuideTests {
         #expect(readings.isFinished)
         #expect(StreamRecorder<Int>().record(readings).values == [42])
     }
+
+    // MARK: - Operator reference
+
+    @Test func `the search example looks up only the query that stayed for 300 ms`() {
+        let clock = ManualClock()
+        let keystrokes = StreamPromise<String>(capacity: 0)
+        let suggestions = keystrokes.stream
+            .map(on: .synchronous) { $0.lowercased() }
+            .removeDuplicates()
+            .debounce(for: .milliseconds(300), clock: clock)
+            .flatMapLatest(on: .synchronous) { query, token -> Future<[String]> in
+                Future(on: .synchronous, cancellationToken: token) { [query, query + "s"] }
+            }
+        let seen = Locked<[[String]]>([])
+        suggestions.onSuccess(on: .synchronous) { value in seen.withLock { $0.append(value) } }
+        keystrokes.fulfill("swi")
+        keystrokes.fulfill("Swift")
+        clock.advance(by: .milliseconds(300))
+        #expect(seen.value == [["swift", "swifts"]])
+    }
+
+    @Test func `the heartbeat example times out only once the heartbeats stop`() {
+        let clock = ManualClock()
+        let stop = CancellationRequest()
+        let heartbeats = StreamPromise<Int>(capacity: 0)
+        let watched = heartbeats.stream.timeout(after: .seconds(30), clock: clock)
+        let failures = Locked<[String]>([])
+        watched.onFailure(on: .synchronous) { error in failures.withLock { $0.append("\(error)") } }
+        let ticks = FutureStream<Int>.interval(.seconds(10), clock: clock, cancellationToken: stop.token)
+        ticks.onSuccess(on: .synchronous) { tick in heartbeats.fulfill(tick) }
+        clock.advance(by: .seconds(60))
+        #expect(failures.value.isEmpty)
+        stop.cancel()
+        clock.advance(by: .seconds(30))
+        #expect(failures.value.count == 1)
+        #expect(watched.isFinished)
+        #expect(clock.pendingTimerCount == 0)
+    }
+
+    @Test func `the average example averages the collected samples`() async throws {
+        let samples = StreamPromise<Int>(capacity: 0)
+        let average: Future<Double> = samples.stream.collect().map(on: .synchronous) { values in
+            values.isEmpty ? 0 : Double(values.reduce(0, +)) / Double(values.count)
+        }
+        for sample in [3, 4, 5] { samples.fulfill(sample) }
+        samples.finish()
+        #expect(try await average.value() == 4)
+    }
 }

@@ -6,7 +6,7 @@ SWIFTC ?= swiftc
 SHIM_CC ?= $(shell command -v cc || command -v clang)
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: help build test api-check api-breakage test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-thresholds bench-thresholds-update bench-report bench-callgrind clean \
+.PHONY: help build test forms-update api-check api-breakage test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-thresholds bench-thresholds-update bench-report bench-callgrind clean \
 	integrations-test integrations-soak demo-server
 
 help: ## List the targets
@@ -17,6 +17,7 @@ build: ## Build everything (debug), warnings as errors
 
 test: ## Build, compile every ```swift block of the docs, check the public API, run the test suite; warnings as errors (what CI runs)
 	$(SWIFT) build --build-tests $(TEST_FLAGS)
+	SWIFT=$(SWIFT) python3 Scripts/forms.py
 	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py
 	$(MAKE) --no-print-directory api-check
 	$(SWIFT) test $(TEST_FLAGS)
@@ -43,6 +44,16 @@ api-check: ## Type-check the contract's shape tests (Guarantees.md) and the atta
 		echo "api-check: FutureLib imports no Foundation"; exit 1; fi
 	@if grep -qE '^    dependencies:' Package.swift; then echo "api-check: the root package has no package dependencies"; exit 1; fi
 	@echo "api-check: the layers import what Guarantees.md allows"
+
+# Every public declaration of Cancellation, FutureLib and FutureLibFoundation, one normalized
+# signature a line, in Documentation/API/*.forms.txt, read from the debug build's symbol graph
+# (swift-symbolgraph-extract, seconds); Futures.md's and the Combinators article's forms table is
+# generated from it. `make test` fails on a form missing from the files or extra to them, and on
+# what a new combinator forgot (its table row, a ✗'s note, its shape-test call, its test file);
+# this target rewrites the files and the tables on purpose (commit them with the change).
+forms-update: ## Rewrite Documentation/API/*.forms.txt and the forms tables (Futures.md, Combinators) from the debug build's public API
+	$(SWIFT) build $(TEST_FLAGS)
+	SWIFT=$(SWIFT) python3 Scripts/forms.py --update
 
 # The public API of the products against the baseline revision in .api-baseline; the breakages made
 # on purpose since then are listed, message by message, in .api-breakage-allowlist (no comments: the

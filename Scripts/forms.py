@@ -44,7 +44,7 @@ import time
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 MODULES = ["Cancellation", "FutureLib", "FutureLibFoundation"]
 FORMS_DIR = os.path.join("Documentation", "API")
-FORMS_SHAPES = os.path.join("Tests", "FutureLibTests", "FormsShapesTests.swift")
+FORMS_SHAPES = os.path.join("Tests", "FutureLibTests", "FutureShapesTests.swift")
 TABLE_DOCUMENTS = [
     os.path.join("Documentation", "Futures.md"),
     os.path.join("Sources", "FutureLib", "FutureLib.docc", "Combinators.md"),

@@ -302,3 +302,42 @@ struct FutureStreamMapTests {
         #expect(await Self.recorded(toStreams).values.sorted() == [100, 200])
     }
 }
+
+// MARK: - On the main actor
+
+extension FutureStreamMapTests {
+    /// `on: .mainActor` across the family.
+    @Suite struct OnMainActor {
+        @Test func `stream combinators on .mainActor run their closures on the main actor`() async throws {
+            func check() { MainActor.assertIsolated() }
+            let promise = StreamPromise<Int>()
+            let mapped = promise.stream
+                .map(on: .mainActor) {
+                    check()
+                    return $0 * 2
+                }
+                .filter(on: .mainActor) {
+                    check()
+                    return $0 > 0
+                }
+                .andThen(on: .mainActor) { _ in check() }
+                .mapError(on: .mainActor) { _ in
+                    check()
+                    return TestFailure(code: 9)
+                }
+            let values = Locked<[Int]>([])
+            let finished = Promise<Void>()
+            mapped.onComplete(on: .mainActor) { result in
+                check()
+                values.withLock { $0.append((try? result.get()) ?? (result.testFailure?.code ?? -2)) }
+            }
+            mapped.onFinish(on: .mainActor) { finished.fulfill(()) }
+            promise.fulfill(0)
+            promise.fulfill(1)
+            promise.reject(SampleError())
+            promise.finish()
+            try await finished.future.value()
+            #expect(values.value == [2, 9])
+        }
+    }
+}

@@ -27,14 +27,15 @@ test: ## Build, compile every ```swift block of the docs, check the public API, 
 # What a client compiler needs besides the Swift modules: the module map of the package's C target
 # (`FutureLibThreadLocal`, which `FutureLib` imports), where SwiftPM writes it, as a client package's build does.
 CLIENT_MODULES = -I .build/debug/Modules -Xcc -fmodule-map-file=.build/debug/FutureLibThreadLocal.build/module.modulemap
-API_CHECK_FILES = Tests/CancellationTests/CancellationShapesTests.swift Tests/FutureLibTests/FutureShapesTests.swift \
-	Tests/FutureLibTests/Swift6ShapesTests.swift Tests/FutureLibTests/FormsShapesTests.swift
-api-check: ## Type-check the contract's shape tests (Guarantees.md) and the attack suite as a client package would: public symbols only (after a debug build)
+API_CHECK_FILES = Tests/CancellationTests/CancellationShapesTests.swift Tests/FutureLibTests/FutureShapesTests.swift
+api-check: ## Type-check the contract's shape tests (Guarantees.md), the combinators the tests enumerate and the attack suite as a client package would: public symbols only (after a debug build)
 	for file in $(API_CHECK_FILES); do \
 		$(SWIFTC) -typecheck -swift-version 6 -warnings-as-errors $(CLIENT_MODULES) $$file || exit 1; \
 	done
+	$(SWIFTC) -typecheck -swift-version 6 -warnings-as-errors -parse-as-library -module-name TestCombinators \
+		$(CLIENT_MODULES) Tests/TestCombinators/*.swift
 	$(SWIFTC) -typecheck -swift-version 6 -warnings-as-errors $(CLIENT_MODULES) Tests/AttackTests/*.swift
-	@echo "api-check: $(words $(API_CHECK_FILES)) files and the attack suite type-check against the public interface"
+	@echo "api-check: $(words $(API_CHECK_FILES)) files, TestCombinators and the attack suite type-check against the public interface"
 	@# The layers (Guarantees.md): Cancellation and the helpers it is built from import only the standard
 	@# library, Synchronization, Dispatch and the C library; FutureLib no Foundation; the root package no package.
 	@if grep -rhE --include='*.swift' '^(@_exported )?(public |package )?import ' Sources/Cancellation Sources/FutureLibConcurrencyHelpers \

@@ -10,7 +10,8 @@ combinator), one normalized signature a line:
     Future.map(on:cancellationToken:_:) | func map<U>(on: some ExecutionContext = .default, …) -> Future<U> where U : Sendable
 
 (the symbol's path, then its declaration with the parameters' internal names left out, since they
-are not API; the generic constraints of the declaration and of its extension, as `[where …]`).
+are not API; the generic constraints of its extension as `[where …]`; a type's protocols as
+`[conforms to …]`).
 They are read from the symbol graph of the debug build (`swift-symbolgraph-extract`, a few seconds,
 nothing but the toolchain and .build/debug).
 
@@ -44,7 +45,7 @@ import time
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 MODULES = ["Cancellation", "FutureLib", "FutureLibFoundation"]
 FORMS_DIR = os.path.join("Documentation", "API")
-FORMS_SHAPES = os.path.join("Tests", "FutureLibTests", "FormsShapesTests.swift")
+FORMS_SHAPES = os.path.join("Tests", "FutureLibTests", "FutureShapesTests.swift")
 TABLE_DOCUMENTS = [
     os.path.join("Documentation", "Futures.md"),
     os.path.join("Sources", "FutureLib", "FutureLib.docc", "Combinators.md"),
@@ -226,18 +227,50 @@ def declaration(symbol):
     return re.sub(r"\s+", " ", text).strip()
 
 
+# What every type has unless it opts out: left out of the lines, which would otherwise repeat them.
+IMPLICIT = {"Copyable", "Escapable", "SendableMetatype"}
+
+
 def constraint_text(constraints):
     return ", ".join(
-        f"{c['lhs']} {':' if c['kind'] in ('conformance', 'superclass') else '=='} {c['rhs']}" for c in constraints
+        f"{c['lhs']} {':' if c['kind'] in ('conformance', 'superclass') else '=='} {c['rhs']}"
+        for c in constraints
+        if c["rhs"] not in IMPLICIT
     )
 
 
+def conformances_of(document):
+    """{precise identifier: ["Protocol", "Protocol where …", …]} of the document's types."""
+    names = {symbol["identifier"]["precise"]: ".".join(symbol["pathComponents"]) for symbol in document["symbols"]}
+    conformances = {}
+    for relationship in document.get("relationships", []):
+        if relationship["kind"] != "conformsTo":
+            continue
+        target = names.get(relationship["target"]) or relationship.get("targetFallback") or relationship["target"]
+        target = target.removeprefix("Swift.").removeprefix("_Concurrency.")
+        if target in IMPLICIT:
+            continue
+        where = constraint_text(relationship.get("swiftConstraints", []))
+        text = target + (f" where {where}" if where else "")
+        conformances.setdefault(relationship["source"], []).append(text)
+    return conformances
+
+
 def lines_of(graphs):
-    """{module: sorted set of "path | declaration" lines}."""
+    """{module: sorted set of "path | declaration" lines}; a type's line ends with its conformances."""
     result = {}
     for module, documents in graphs.items():
         lines = set()
+        own = {symbol["identifier"]["precise"]: ".".join(symbol["pathComponents"]) for d in documents for symbol in d["symbols"]}
         for document in documents:
+            # A type of another module given one of this module's protocols (DispatchQueue: ExecutionContext).
+            extended = {r["target"]: r.get("targetFallback", r["target"]) for r in document.get("relationships", [])}
+            for relationship in document.get("relationships", []):
+                if relationship["kind"] == "conformsTo" and relationship["source"] not in own:
+                    if relationship["target"] in own:
+                        name = extended.get(relationship["source"], relationship["source"]).split(".")[-1]
+                        lines.add(f"{name} | extension {name} [conforms to {own[relationship['target']]}]")
+            conformances = conformances_of(document)
             for symbol in document["symbols"]:
                 if symbol.get("accessLevel") not in ("public", "open"):
                     continue
@@ -246,6 +279,9 @@ def lines_of(graphs):
                 where = symbol.get("swiftExtension", {}).get("constraints", [])
                 if where:
                     text += f" [where {constraint_text(where)}]"
+                conforms = sorted(set(conformances.get(symbol["identifier"]["precise"], [])))
+                if conforms:
+                    text += f" [conforms to {', '.join(conforms)}]"
                 lines.add(f"{path} | {text}")
         result[module] = sorted(lines, key=lambda line: (line.split(" | ")[0].lower(), line))
     return result

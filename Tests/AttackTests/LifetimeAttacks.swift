@@ -1,6 +1,7 @@
 import Cancellation
 import Foundation
 import FutureLib
+import TestCombinators
 import Testing
 
 // Nothing unobservable kept: a stream stage that nobody holds and nobody subscribes to is

@@ -283,7 +283,7 @@ enum CancellationDepth {
 }
 
 extension Attacks {
-    @Suite(.serialized, .timeLimit(.minutes(10)))
+    @Suite(.serialized, .timeLimit(.minutes(AttackLimit.minutes(10))))
     struct ScaleDepthAttacks {
         // Exit tests capture no values here: each body names its case as a literal.
 

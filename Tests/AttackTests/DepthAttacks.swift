@@ -96,20 +96,22 @@ enum FutureDepth {
         }
     }
 
-    /// Builds `depth` stages on a future that never completes, then releases the whole chain.
+    /// Builds `depth` stages on a future that never completes, then releases the whole chain at
+    /// once, from its root.
     static func releases(_ stage: FutureStage) {
         let depth = AttackSize.depth
         let counter = ReleaseCounter()
         onSmallStack {
-            var tail = Future<Int>(on: DroppingContext()) { 0 }
+            let root = Future<Int>(on: DroppingContext()) { 0 }
             let probe = counter.make()
-            tail = tail.map(on: .synchronous) {
+            var tail = root.map(on: .synchronous) {
                 probe.touch()
                 return $0
             }
             for _ in 0..<depth { tail = stage.apply(to: tail, token: .none) }
             _ = consume tail
             _ = consume probe
+            _ = consume root  // the last reference to the whole chain
         }
         guard counter.released == 1 else { fatalError("\(stage): the chain was not released") }
     }
@@ -122,15 +124,16 @@ enum FutureDepth {
         let counter = ReleaseCounter()
         onSmallStack {
             let request = CancellationRequest()
-            var tail = Future<Int>(on: DroppingContext()) { 0 }
+            let root = Future<Int>(on: DroppingContext()) { 0 }
             let probe = counter.make()
-            tail = tail.map(on: .synchronous, cancellationToken: request.token) {
+            var tail = root.map(on: .synchronous, cancellationToken: request.token) {
                 probe.touch()
                 return $0
             }
             for _ in 0..<depth { tail = stage.apply(to: tail, token: request.token) }
             _ = consume tail
             _ = consume probe
+            _ = consume root
             _ = consume request
         }
         guard counter.released == 1 else { fatalError("\(stage): the chain was not released") }

@@ -49,7 +49,8 @@ enum NeverCompletedRoot: String, CaseIterable, Sendable, Codable {
                 root = stream.first()
                 streamHolder = stream
             case .tokenBox:
-                root = Future<Int>(method: { (_: @escaping @Sendable (Int?, (any Error)?) -> Void) in })  // dropped at once
+                // The operation drops its callback at once: only `root` holds the future.
+                root = Future<Int>(method: { (_: @escaping @Sendable (Int?, (any Error)?) -> Void) in })
             }
             let probe = counter.make()
             var tail = root.map(on: .synchronous) {

@@ -45,20 +45,22 @@ enum FutureDepth {
         }
     }
 
-    /// Builds `depth` stages on a future that never completes, then releases the whole chain.
+    /// Builds `depth` stages on a future that never completes, then releases the whole chain at
+    /// once, from its root.
     static func releases(_ stage: FutureCombinator) {
         let depth = AttackSize.depth
         let counter = ReleaseCounter()
         onSmallStack {
-            var tail = Future<Int>(on: DroppingContext()) { 0 }
+            let root = Future<Int>(on: DroppingContext()) { 0 }
             let probe = counter.make()
-            tail = tail.map(on: .synchronous) {
+            var tail = root.map(on: .synchronous) {
                 probe.touch()
                 return $0
             }
             for _ in 0..<depth { tail = stage.apply(to: tail) }
             _ = consume tail
             _ = consume probe
+            _ = consume root  // the last reference to the whole chain
         }
         guard counter.released == 1 else { fatalError("\(stage): the chain was not released") }
     }
@@ -71,15 +73,16 @@ enum FutureDepth {
         let counter = ReleaseCounter()
         onSmallStack {
             let request = CancellationRequest()
-            var tail = Future<Int>(on: DroppingContext()) { 0 }
+            let root = Future<Int>(on: DroppingContext()) { 0 }
             let probe = counter.make()
-            tail = tail.map(on: .synchronous, cancellationToken: request.token) {
+            var tail = root.map(on: .synchronous, cancellationToken: request.token) {
                 probe.touch()
                 return $0
             }
             for _ in 0..<depth { tail = stage.apply(to: tail, cancellationToken: request.token) }
             _ = consume tail
             _ = consume probe
+            _ = consume root
             _ = consume request
         }
         guard counter.released == 1 else { fatalError("\(stage): the chain was not released") }
@@ -232,7 +235,7 @@ enum CancellationDepth {
 }
 
 extension Attacks {
-    @Suite(.serialized, .timeLimit(.minutes(10)))
+    @Suite(.serialized, .timeLimit(.minutes(AttackLimit.minutes(10))))
     struct ScaleDepthAttacks {
         // Exit tests capture no values here: each body names its case as a literal.
 

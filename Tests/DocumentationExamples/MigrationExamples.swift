@@ -259,7 +259,7 @@ func fromTPL(id: Int) async throws -> String {
         #expect(throws: Errors.invalidResponse) { try invalid.result?.get() }
     }
 
-    @Test(.timeLimit(.minutes(1))) func futuraHandlersRunOnTheQueueTheyName() async throws {
+    @Test(.timeLimit(.minutes(HangLimit.minutes(1)))) func futuraHandlersRunOnTheQueueTheyName() async throws {
         let ui = DispatchQueue(label: "ui")
         ui.setSpecific(key: uiKey, value: 1)
         var presented = presentedOnUI.stream.values.makeAsyncIterator()

@@ -279,11 +279,19 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     }
 
     /// Waits until the handler stored under `key`, running on another thread, returned.
+    ///
+    /// A blocking wait like ``CancellationToken/wait(timeout:)``: it goes through ``ThreadBlocking``,
+    /// so that on a thread of FutureLib's pool the pool starts another thread meanwhile (the handler
+    /// may need one to finish), a capped context's job gives up its slot, and on a queue FutureLib
+    /// queues work to, that work runs while it waits. The cancelling thread moves `running` past
+    /// `key` in the critical section that signals the semaphore, and never back (keys are unique):
+    /// so "not running" is the wait's end, whatever else wakes the semaphore.
     private func waitForRunningHandler(_ key: RegistrationList.Key) {
         let semaphore = DispatchSemaphore(value: 0)
         let caller = ThreadIdentity.current
         let mustWait = state.withLock { $0.waitForRunningHandler(key, semaphore: semaphore, caller: caller) }
-        if mustWait { semaphore.wait() }
+        guard mustWait else { return }
+        _ = ThreadBlocking.wait(for: semaphore, until: .distantFuture) { !state.withLock { $0.isRunning(key) } }
     }
 
     // MARK: - Cancellation

@@ -119,7 +119,7 @@ public final class FutureStream<Value: Sendable>: Sendable {
             return finished
         }
         guard let (ready, registrations, keepAlive) = finished else { return false }
-        for registration in registrations { registration.unregister() }
+        for action in registrations { action.perform() }
         ready.schedule()
         if let keepAlive { DeferredRelease.release(keepAlive) }
         return true
@@ -133,7 +133,7 @@ public final class FutureStream<Value: Sendable>: Sendable {
     func cancelAndFinish() {
         typealias Done = (
             published: StreamState<Value>.Ready, evicted: Result<Value, any Error>?,
-            finished: StreamState<Value>.Ready, registrations: [CancellationRegistration],
+            finished: StreamState<Value>.Ready, registrations: [StreamEndAction],
             keepAlive: FutureStream<Value>?
         )
         let done = state.withLock { state -> Done? in
@@ -144,7 +144,7 @@ public final class FutureStream<Value: Sendable>: Sendable {
             return (published, evicted, finished, registrations, keepAlive)
         }
         guard let done else { return }  // `evicted` is released here, outside the lock
-        for registration in done.registrations { registration.unregister() }
+        for action in done.registrations { action.perform() }
         done.published.schedule()
         done.finished.schedule()
         if let keepAlive = done.keepAlive { DeferredRelease.release(keepAlive) }
@@ -155,10 +155,22 @@ public final class FutureStream<Value: Sendable>: Sendable {
     func releaseOnFinish(_ registration: CancellationRegistration) {
         let finished = state.withLock { state -> Bool in
             guard !state.isFinished else { return true }
-            state.registrations.append(registration)
+            state.registrations.append(.unregister(registration))
             return false
         }
         if finished { registration.unregister() }
+    }
+
+    /// Runs `action` once when the stream finishes (cancelled, or released unfinished, included),
+    /// outside its lock; at once if it has finished. An operator stops its timers with it.
+    @usableFromInline
+    func onEnd(_ action: @escaping @Sendable () -> Void) {
+        let finished = state.withLock { state -> Bool in
+            guard !state.isFinished else { return true }
+            state.registrations.append(.run(action))
+            return false
+        }
+        if finished { action() }
     }
 
     // MARK: - Subscribing (internal: callbacks, combinators, iterators)

@@ -1,4 +1,4 @@
-public import FutureLibConcurrencyHelpers  // public: inlinable code uses its lock
+import FutureLibConcurrencyHelpers
 
 // The machinery behind the stream combinators: a derived stream fed by one subscriber of the source.
 
@@ -48,19 +48,7 @@ extension FutureStream {
             guard let derived else { return }  // released: nothing can observe it
             deliver(event, to: derived)
         }
-        if let subscriber {
-            derived.state.withLock {
-                $0.detach = { [weak self] in
-                    subscriber.cancel()  // ends it on its context, which releases its token registration
-                    guard let source = self else { return }
-                    source.unsubscribe(subscriber)
-                    // This may be the last reference to a source that is a stage too: released
-                    // through the queue, so that a chain of stages is released iteratively.
-                    // (`consume`: no copy of it may be released after the call.)
-                    if source.isStage { DeferredRelease.release(consume source) }
-                }
-            }
-        }
+        if let subscriber { derived.installDetach(leaving(subscriber)) }
         return derived
     }
 

@@ -10,8 +10,10 @@ struct StreamState<Value: Sendable>: Sendable {
     /// `scaling-stream-unsubscribe` and `mallinfo-stream-subscriber` (a slot is an optional
     /// reference, where an id and a reference would take twice as much).
     @usableFromInline var subscribers = Slots<StreamSubscriber<Value>>()
-    /// Token registrations to release when the stream finishes (combinators' `cancellationToken`).
-    @usableFromInline var registrations: [CancellationRegistration] = []
+    /// What to do when the stream finishes: token registrations to release (combinators'
+    /// `cancellationToken`), and an operator's own clean-up (a timer to stop, an inner
+    /// subscription to leave).
+    @usableFromInline var registrations: [StreamEndAction] = []
     /// A combinator's stage: the stream itself while it has subscribers and has not finished, so
     /// that a stage nobody holds lives exactly as long as something subscribes to it.
     @usableFromInline var keepAlive: FutureStream<Value>?
@@ -68,7 +70,7 @@ struct StreamState<Value: Sendable>: Sendable {
     /// A stage's hold on itself goes too (`keepAlive`, for the caller to release after scheduling).
     @inlinable
     mutating func finish() -> (
-        ready: Ready, registrations: [CancellationRegistration], keepAlive: FutureStream<Value>?
+        ready: Ready, registrations: [StreamEndAction], keepAlive: FutureStream<Value>?
     )? {
         guard !isFinished else { return nil }
         isFinished = true
@@ -105,5 +107,22 @@ struct StreamState<Value: Sendable>: Sendable {
         guard removed != nil, subscribers.isEmpty else { return (removed, nil) }
         subscribers = Slots()
         return (removed, keepAlive.take())
+    }
+}
+
+/// One thing a stream does when it finishes, after its lock is released.
+@usableFromInline
+enum StreamEndAction: Sendable {
+    /// Releases a combinator's token registration.
+    case unregister(CancellationRegistration)
+    /// An operator's clean-up: stops its timer, leaves an inner stream.
+    case run(@Sendable () -> Void)
+
+    @inlinable
+    func perform() {
+        switch self {
+        case .unregister(let registration): registration.unregister()
+        case .run(let action): action()
+        }
     }
 }

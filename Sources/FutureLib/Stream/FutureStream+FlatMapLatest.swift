@@ -1,0 +1,268 @@
+import FutureLibConcurrencyHelpers
+
+// `flatMapLatest`: each value starts an inner stream or future, and only the latest one's
+// results are published; starting one cancels the previous one's token.
+
+extension FutureStream {
+    /// Continues every value with the stream `transform` returns, and publishes only the latest
+    /// one's results: a new value switches to its stream and cancels the previous one's token.
+    ///
+    /// ```swift
+    /// let queries = StreamPromise<String>()
+    /// let suggestions = queries.stream.flatMapLatest { query, token -> FutureStream<String> in
+    ///     FutureStream(capacity: 1, cancellationToken: token) { query.uppercased() }  // stopped by the next query
+    /// }
+    /// ```
+    ///
+    /// ```
+    /// source:  a           b           |
+    /// inner a:  a1  a2  a3 (left)
+    /// inner b:              b1     b2  |
+    /// output:   a1  a2      b1     b2  |
+    /// ```
+    ///
+    /// ### Semantics (Futura's and RxSwift's `flatMapLatest`, Combine's `switchToLatest`)
+    /// - `transform` runs on `context` once per value, one call at a time, in order, with a token
+    ///   of that value's own: it is cancelled when the next value arrives (the inner stream is
+    ///   left and its results are no longer published), when `cancellationToken` is, and when
+    ///   the new stream ends or is released. Pass it to the work the stream stands for.
+    /// - Results of the current inner stream are published as they arrive, starting with the
+    ///   ones it keeps. Errors of this stream pass through; a throw of `transform` is published
+    ///   as an error.
+    /// - It finishes when this stream and the current inner stream have finished.
+    /// - `cancellationToken` cancelled: one `CancellationError`, the end; this stream and the
+    ///   inner one are left.
+    ///
+    /// - Parameters:
+    ///   - context: Where `transform` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - transform: Returns the stream for a value; its token is cancelled when it is replaced.
+    /// - Returns: A stream of the latest inner stream's results.
+    public func flatMapLatest<U: Sendable>(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @Sendable (Value, CancellationToken) throws -> FutureStream<U>
+    ) -> FutureStream<U> {
+        deriveLatest(on: context, cancellationToken: cancellationToken) { value, token in
+            .stream(try transform(value, token))
+        }
+    }
+
+    /// Continues every value with the future `transform` returns, and publishes only the latest
+    /// one's result: a new value cancels the previous future's token, and its result is dropped.
+    ///
+    /// ```swift
+    /// let selection = StreamPromise<Int>()
+    /// let names = selection.stream.flatMapLatest { id, token in
+    ///     Future(cancellationToken: token) {  // cancelled when the selection changes
+    ///         try await Task.sleep(for: .milliseconds(100))
+    ///         return "user \(id)"
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// ```
+    /// source:  1      2        |
+    /// future 1:  (dropped)
+    /// future 2:         "b"
+    /// output:           "b"    |
+    /// ```
+    ///
+    /// ### Semantics
+    /// As the stream form: the new stream finishes when this stream has finished and the latest
+    /// future has completed (or been replaced).
+    ///
+    /// - Parameters:
+    ///   - context: Where `transform` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - transform: Starts the work for a value; its token is cancelled when it is replaced.
+    /// - Returns: A stream of the latest futures' results.
+    public func flatMapLatest<U: Sendable>(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @Sendable (Value, CancellationToken) throws -> Future<U>
+    ) -> FutureStream<U> {
+        deriveLatest(on: context, cancellationToken: cancellationToken) { value, token in
+            .future(try transform(value, token))
+        }
+    }
+
+    /// Continues every value with the stream `transform`, called on the main actor, returns;
+    /// only the latest one's results are published.
+    ///
+    /// ```swift
+    /// @MainActor final class SearchScreen {
+    ///     var scope = "all"
+    ///     func results(_ queries: FutureStream<String>) -> FutureStream<String> {
+    ///         queries.flatMapLatest(on: .mainActor) { query, _ -> FutureStream<String> in
+    ///             FutureStream(value: "\(self.scope): \(query)")
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - transform: Returns the stream for a value; its token is cancelled when it is replaced.
+    /// - Returns: A stream of the latest inner stream's results.
+    public func flatMapLatest<U: Sendable>(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @MainActor (Value, CancellationToken) throws -> FutureStream<U>
+    ) -> FutureStream<U> {
+        flatMapLatest(on: context.queue, cancellationToken: cancellationToken) { value, token -> FutureStream<U> in
+            try MainActor.assumeIsolated { try transform(value, token) }
+        }
+    }
+
+    /// Continues every value with the future `transform`, called on the main actor, returns;
+    /// only the latest one's result is published.
+    ///
+    /// ```swift
+    /// @MainActor final class Detail {
+    ///     var prefix = "user "
+    ///     func names(_ ids: FutureStream<Int>) -> FutureStream<String> {
+    ///         ids.flatMapLatest(on: .mainActor) { id, _ -> Future<String> in Future(value: self.prefix + "\(id)") }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - transform: Starts the work for a value; its token is cancelled when it is replaced.
+    /// - Returns: A stream of the latest futures' results.
+    public func flatMapLatest<U: Sendable>(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @MainActor (Value, CancellationToken) throws -> Future<U>
+    ) -> FutureStream<U> {
+        flatMapLatest(on: context.queue, cancellationToken: cancellationToken) { value, token -> Future<U> in
+            try MainActor.assumeIsolated { try transform(value, token) }
+        }
+    }
+
+    /// The path of both `flatMapLatest`s: `start` gives the inner stream or future for a value
+    /// and its token; the previous inner one's token is cancelled first.
+    func deriveLatest<U: Sendable>(
+        on context: any ExecutionContext,
+        cancellationToken: CancellationToken,
+        _ start: @escaping @Sendable (Value, CancellationToken) throws -> LatestInner<U>
+    ) -> FutureStream<U> {
+        let latest = LatestSwitch()
+        let derived: FutureStream<U> = derive(
+            on: context,
+            cancellationToken: cancellationToken,
+            { result, derived in
+                let value: Value
+                switch result {
+                case .success(let success): value = success
+                case .failure(let error):
+                    derived.publish(.failure(error))
+                    return
+                }
+                let request = CancellationRequest(linkedTo: [cancellationToken])
+                let (previous, generation) = latest.switchTo(request)
+                previous?.cancel()  // outside the lock: it runs the previous subscription's handlers
+                let inner: LatestInner<U>
+                do {
+                    inner = try start(value, request.token)
+                } catch {
+                    derived.publish(.failure(error))
+                    if latest.innerEnded(generation) { derived.finish() }
+                    return
+                }
+                switch inner {
+                case .stream(let stream):
+                    stream.subscribe(on: .synchronous, cancellationToken: request.token, feedsStream: true) {
+                        [weak derived] (event: StreamEvent<U>) in
+                        guard let derived else { return }
+                        switch event {
+                        case .result(let innerResult): if latest.isCurrent(generation) { derived.publish(innerResult) }
+                        case .finished: if latest.innerEnded(generation) { derived.finish() }
+                        case .cancelled: break  // replaced, or the stream ended
+                        }
+                    }
+                case .future(let future):
+                    future.observe(
+                        on: .synchronous,
+                        cancellationToken: request.token,
+                        .result { [weak derived] (innerResult: Result<U, any Error>) in
+                            guard let derived, latest.isCurrent(generation) else { return }
+                            if !request.token.isCancellationRequested { derived.publish(innerResult) }
+                            if latest.innerEnded(generation) { derived.finish() }
+                        }
+                    )
+                }
+            },
+            finished: { derived in
+                if latest.sourceFinished() { derived.finish() }
+            }
+        )
+        // However it ends (finished, cancelled, released), the current inner one is left.
+        derived.onEnd { latest.end()?.cancel() }
+        return derived
+    }
+}
+
+/// What `flatMapLatest`'s closure started for a value.
+enum LatestInner<Value: Sendable>: Sendable {
+    case stream(FutureStream<Value>)
+    case future(Future<Value>)
+}
+
+/// `flatMapLatest`'s state: the current inner one (its request and generation), and whether
+/// the source and it have ended.
+final class LatestSwitch: Sendable {
+    private struct State: Sendable {
+        var current: CancellationRequest?
+        var generation = 0
+        var isInnerRunning = false
+        var isSourceFinished = false
+    }
+
+    private let state = Lock(State())
+
+    init() {}
+
+    /// Makes `request` the current inner one's; returns the previous one's, to cancel.
+    func switchTo(_ request: CancellationRequest) -> (previous: CancellationRequest?, generation: Int) {
+        state.withLock { state in
+            defer { state.current = request }
+            state.generation += 1
+            state.isInnerRunning = true
+            return (state.current, state.generation)
+        }
+    }
+
+    func isCurrent(_ generation: Int) -> Bool {
+        state.withLock { $0.generation == generation && $0.isInnerRunning }
+    }
+
+    /// The inner one of `generation` ended; true when the new stream is done now.
+    func innerEnded(_ generation: Int) -> Bool {
+        state.withLock { state in
+            guard state.generation == generation, state.isInnerRunning else { return false }
+            state.isInnerRunning = false
+            state.current = nil
+            return state.isSourceFinished
+        }
+    }
+
+    /// The source finished; true when the new stream is done now.
+    func sourceFinished() -> Bool {
+        state.withLock { state in
+            state.isSourceFinished = true
+            return !state.isInnerRunning
+        }
+    }
+
+    /// The new stream ended: returns the current inner one's request, to cancel.
+    func end() -> CancellationRequest? {
+        state.withLock { state in
+            state.isInnerRunning = false
+            return state.current.take()
+        }
+    }
+}

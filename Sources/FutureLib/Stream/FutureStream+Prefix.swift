@@ -1,0 +1,210 @@
+// `prefix` and `dropFirst`/`drop(while:)`: the first values only, or all but them.
+
+extension FutureStream {
+    /// The first `maxLength` values, then the end.
+    ///
+    /// ```swift
+    /// let readings = StreamPromise<Int>()
+    /// let firstThree = readings.stream.prefix(3)
+    /// ```
+    ///
+    /// ```
+    /// source:  1  2  ✕  3  4  5  |
+    /// output:  1  2  ✕  3|
+    /// ```
+    ///
+    /// ### Semantics
+    /// - Values are counted; errors pass through and are not (`✕` above).
+    /// - With the last value counted, the new stream finishes and leaves this stream at once (it
+    ///   keeps no subscription). `maxLength` 0 or less gives a stream that has finished.
+    ///
+    /// - Parameters:
+    ///   - maxLength: How many values to pass.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    /// - Returns: A stream of at most `maxLength` values.
+    public func prefix(_ maxLength: Int, cancellationToken: CancellationToken = .none) -> FutureStream<Value> {
+        let remaining = StageBox(max(maxLength, 0))
+        let prefix = derive(on: .synchronous, cancellationToken: cancellationToken) { result, derived in
+            guard remaining.value > 0 else { return }
+            guard case .success = result else {
+                derived.publish(result)
+                return
+            }
+            remaining.value -= 1
+            derived.publish(result)
+            if remaining.value == 0 { derived.finishAndDetach() }
+        }
+        if maxLength <= 0 { prefix.finishAndDetach() }
+        return prefix
+    }
+
+    /// The values up to the first one that fails `predicate`, then the end.
+    ///
+    /// ```swift
+    /// let readings = StreamPromise<Int>()
+    /// let belowLimit = readings.stream.prefix { $0 < 100 }
+    /// ```
+    ///
+    /// ```
+    /// source:  1  2  ✕  3  200  4  |
+    /// output:  1  2  ✕  3  |
+    /// ```
+    ///
+    /// ### Semantics
+    /// - The first value that fails `predicate` is left out, and the new stream finishes and
+    ///   leaves this stream at once. If `predicate` throws, its error is the last result.
+    /// - Errors of this stream pass through without calling `predicate`.
+    ///
+    /// - Parameters:
+    ///   - context: Where `predicate` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - predicate: Whether the stream goes on with this value.
+    /// - Returns: A stream of the values before the first that fails `predicate`.
+    public func prefix(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        while predicate: @escaping @Sendable (Value) throws -> Bool
+    ) -> FutureStream<Value> {
+        let isTaking = StageBox(true)
+        return derive(on: context, cancellationToken: cancellationToken) { result, derived in
+            guard isTaking.value else { return }
+            guard case .success(let value) = result else {
+                derived.publish(result)
+                return
+            }
+            do {
+                if try predicate(value) {
+                    derived.publish(result)
+                    return
+                }
+            } catch {
+                derived.publish(.failure(error))
+            }
+            isTaking.value = false
+            derived.finishAndDetach()
+        }
+    }
+
+    /// The values up to the first one that `predicate`, called on the main actor, rejects.
+    ///
+    /// ```swift
+    /// @MainActor final class Feed {
+    ///     var limit = 100
+    ///     func capped(_ values: FutureStream<Int>) -> FutureStream<Int> {
+    ///         values.prefix(on: .mainActor) { $0 < self.limit }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - predicate: Whether the stream goes on with this value.
+    /// - Returns: A stream of the values before the first that fails `predicate`.
+    public func prefix(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        while predicate: @escaping @MainActor (Value) throws -> Bool
+    ) -> FutureStream<Value> {
+        prefix(on: context.queue, cancellationToken: cancellationToken) { value in
+            try MainActor.assumeIsolated { try predicate(value) }
+        }
+    }
+
+    /// Every value but the first `count`.
+    ///
+    /// ```swift
+    /// let readings = StreamPromise<Int>()
+    /// let afterWarmUp = readings.stream.dropFirst(2)
+    /// ```
+    ///
+    /// ```
+    /// source:  1  2  ✕  3  4  |
+    /// output:        ✕  3  4  |
+    /// ```
+    ///
+    /// Values are counted; errors pass through and are not. A `count` of 0 or less drops nothing.
+    ///
+    /// - Parameters:
+    ///   - count: How many values to leave out. Defaults to 1.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    /// - Returns: A stream of the values after the first `count`.
+    public func dropFirst(_ count: Int = 1, cancellationToken: CancellationToken = .none) -> FutureStream<Value> {
+        let remaining = StageBox(max(count, 0))
+        return derive(on: .synchronous, cancellationToken: cancellationToken) { result, derived in
+            if case .success = result, remaining.value > 0 {
+                remaining.value -= 1
+                return
+            }
+            derived.publish(result)
+        }
+    }
+
+    /// Every value from the first one that fails `predicate` on.
+    ///
+    /// ```swift
+    /// let readings = StreamPromise<Int>()
+    /// let afterZeros = readings.stream.drop { $0 == 0 }
+    /// ```
+    ///
+    /// ```
+    /// source:  0  0  ✕  5  0  6  |
+    /// output:        ✕  5  0  6  |
+    /// ```
+    ///
+    /// `predicate` is not called again once a value failed it. Errors pass through; if
+    /// `predicate` throws, the new stream gets that error in place of the value, and dropping
+    /// goes on.
+    ///
+    /// - Parameters:
+    ///   - context: Where `predicate` runs. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - predicate: Whether to leave this value out.
+    /// - Returns: A stream of the values from the first that fails `predicate` on.
+    public func drop(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        while predicate: @escaping @Sendable (Value) throws -> Bool
+    ) -> FutureStream<Value> {
+        let isDropping = StageBox(true)
+        return derive(on: context, cancellationToken: cancellationToken) { result, derived in
+            guard isDropping.value, case .success(let value) = result else {
+                derived.publish(result)
+                return
+            }
+            do {
+                guard try !predicate(value) else { return }
+                isDropping.value = false
+                derived.publish(result)
+            } catch {
+                derived.publish(.failure(error))
+            }
+        }
+    }
+
+    /// Every value from the first one that `predicate`, called on the main actor, rejects on.
+    ///
+    /// ```swift
+    /// @MainActor final class Pipeline {
+    ///     var threshold = 10
+    ///     func started(_ values: FutureStream<Int>) -> FutureStream<Int> {
+    ///         values.drop(on: .mainActor) { $0 < self.threshold }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - predicate: Whether to leave this value out.
+    /// - Returns: A stream of the values from the first that fails `predicate` on.
+    public func drop(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        while predicate: @escaping @MainActor (Value) throws -> Bool
+    ) -> FutureStream<Value> {
+        drop(on: context.queue, cancellationToken: cancellationToken) { value in
+            try MainActor.assumeIsolated { try predicate(value) }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import FutureLibConcurrencyHelpers
+
+// What the stream operators share beyond `derive`: a stage fed by several sources (merge, zip,
+// combineLatest), a stage that ends before its source (prefix), and leaving a source.
+
+extension FutureStream {
+    /// A closure that removes `subscriber` from this stream: a stage's way out of its source, run
+    /// when the stage is released or ends early.
+    @usableFromInline
+    func leaving(_ subscriber: StreamSubscriber<Value>) -> @Sendable () -> Void {
+        { [weak self] in
+            subscriber.cancel()  // ends it on its context, which releases its token registration
+            guard let source = self else { return }
+            source.unsubscribe(subscriber)
+            // This may be the last reference to a source that is a stage too: released
+            // through the queue, so that a chain of stages is released iteratively.
+            // (`consume`: no copy of it may be released after the call.)
+            if source.isStage { DeferredRelease.release(consume source) }
+        }
+    }
+
+    /// Stores how this stage leaves its sources (run when it is released); runs it at once when
+    /// the stage has ended already (a `prefix` satisfied by the kept results).
+    @usableFromInline
+    func installDetach(_ detach: @escaping @Sendable () -> Void) {
+        let hasEnded = state.withLock { state -> Bool in
+            guard !state.isFinished else { return true }
+            state.detach = detach
+            return false
+        }
+        if hasEnded { detach() }
+    }
+
+    /// Finishes this stage before its source does and leaves the source at once (`prefix`,
+    /// `zip` once an input is exhausted): nothing of it stays subscribed.
+    func finishAndDetach() {
+        finish()
+        if let detach = state.withLock({ $0.detach.take() }) { detach() }
+    }
+
+    /// A new stage for an operator with several sources: a stream that keeps itself alive while
+    /// it has subscribers (``isStage``), cancelled by `cancellationToken` (a `CancellationError`,
+    /// then the end; already, when the token is).
+    static func makeStage(capacity: Int, cancellationToken: CancellationToken) -> FutureStream<Value> {
+        let stage = FutureStream(capacity: capacity, isStage: true)
+        if stage.failIfCancelled(cancellationToken) { return stage }
+        if cancellationToken.canBeCancelled {
+            stage.releaseOnFinish(cancellationToken.onCancel { [weak stage] in stage?.cancelAndFinish() })
+        }
+        return stage
+    }
+
+    /// Subscribes `stage` to this stream: `handler` gets each result and the end, one at a time,
+    /// in order, on the publishing thread, while the stage lives (it is held weakly). Results
+    /// queued when `cancellationToken` fires are dropped. Returns how to leave this stream (nil
+    /// when it had finished: nothing stays subscribed).
+    func feed<U: Sendable>(
+        _ stage: FutureStream<U>,
+        on context: any ExecutionContext = .synchronous,
+        cancellationToken: CancellationToken,
+        _ handler: @escaping @Sendable (StreamEvent<Value>, FutureStream<U>) -> Void
+    ) -> (@Sendable () -> Void)? {
+        let subscriber = subscribe(on: context, cancellationToken: cancellationToken, feedsStream: true) {
+            [weak stage] event in
+            guard let stage else { return }  // released: nothing can observe it
+            if case .result = event, cancellationToken.isCancellationRequested { return }
+            handler(event, stage)
+        }
+        return subscriber.map { leaving($0) }
+    }
+}
+
+/// Where several threads (sources, timers, a token) drive one stage: its state, under a lock,
+/// and the results it decided to publish, which go out in the order they were decided, outside
+/// the lock, from one thread at a time (the one that found the outbox idle).
+///
+/// The pattern of swift-async-algorithms' state machines: an event mutates the state under the
+/// lock and says what to do; the caller does it after the lock is released.
+final class StageMachine<State: Sendable, Output: Sendable>: Sendable {
+    private struct Core: Sendable {
+        var state: State
+        var outbox: [StageOutput<Output>] = []
+        var isEmitting = false
+    }
+
+    private let core: Lock<Core>
+
+    init(_ state: State) {
+        core = Lock(Core(state: state))
+    }
+
+    /// Runs `event` on the state under the lock; what it appends to its outbox is published to
+    /// `stage` (in order with every other event's) before this returns or by the thread already
+    /// publishing. Returns what `event` returns, for the caller to act on (a timer to stop).
+    @discardableResult
+    func handle<R: Sendable>(
+        _ stage: FutureStream<Output>?,
+        _ event: (inout State, inout [StageOutput<Output>]) -> R
+    ) -> R {
+        let (action, emits) = core.withLock { core -> (R, Bool) in
+            let action = event(&core.state, &core.outbox)
+            guard !core.isEmitting, !core.outbox.isEmpty else { return (action, false) }
+            core.isEmitting = true
+            return (action, true)
+        }
+        if emits { emit(to: stage) }
+        return action
+    }
+
+    /// Publishes the outbox until it is empty; the results are released outside the lock.
+    private func emit(to stage: FutureStream<Output>?) {
+        var batch: [StageOutput<Output>] = []
+        while true {
+            core.withLock { core in
+                swap(&batch, &core.outbox)
+                if batch.isEmpty { core.isEmitting = false }
+            }
+            if batch.isEmpty { return }
+            for output in batch {
+                switch output {
+                case .result(let result): stage?.publish(result)
+                case .finish: stage?.finishAndDetach()
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+}
+
+/// What a ``StageMachine`` publishes: a result, or the end of its stage.
+enum StageOutput<Output: Sendable>: Sendable {
+    case result(Result<Output, any Error>)
+    case finish
+}
+
+/// A first-in, first-out queue of values waiting for a partner (`zip`) or a slot (`buffer`).
+struct WaitingValues<Element: Sendable>: Sendable {
+    private var storage: [Element] = []
+    private var head = 0
+
+    init() {}
+
+    var isEmpty: Bool { head == storage.count }
+    var count: Int { storage.count - head }
+
+    mutating func append(_ element: Element) {
+        storage.append(element)
+    }
+
+    mutating func popFirst() -> Element? {
+        guard head < storage.count else { return nil }
+        let element = storage[head]
+        head += 1
+        if head == storage.count {
+            storage.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 64, head * 2 >= storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+        return element
+    }
+
+    mutating func popLast() -> Element? {
+        guard head < storage.count else { return nil }
+        return storage.removeLast()
+    }
+
+    mutating func removeAll() {
+        storage = []
+        head = 0
+    }
+}
+
+/// The running state of a one-source operator (`scan`'s total, `removeDuplicates`' last value).
+// Sendable: read and written only by the operator's closure, which its stage's subscriber calls
+// one call at a time, each after the previous one returned (the subscriber's mailbox lock orders
+// the calls, on whatever threads they run).
+final class StageBox<Value>: @unchecked Sendable {
+    var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+}

@@ -1,0 +1,233 @@
+import FutureLib
+import TestSupport
+import Testing
+
+/// compactMap, compacted, removeDuplicates, prefix, dropFirst, drop(while:), scan: each one's
+/// values, errors and end, on `.synchronous`; what a cancelled token does; and what a stage
+/// that ends early (prefix) lets go of.
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
+struct FutureStreamShapingTests {
+    /// Publishes `marks` to `promise`: numbers as values, `✕n` as `TestFailure(code: n)`, `|` as the end.
+    static func play(_ marks: String, into promise: StreamPromise<Int>) {
+        for mark in marks.split(separator: " ") {
+            if mark == "|" {
+                promise.finish()
+            } else if mark.hasPrefix("✕") {
+                promise.reject(TestFailure(code: Int(mark.dropFirst())!))
+            } else {
+                promise.fulfill(Int(mark)!)
+            }
+        }
+    }
+
+    /// The tape of `operation` applied to a stream that plays `marks`.
+    static func tape<U>(_ marks: String, _ operation: (FutureStream<Int>) -> FutureStream<U>) -> String {
+        let promise = StreamPromise<Int>(capacity: 0)
+        let tape = Tape(operation(promise.stream))
+        play(marks, into: promise)
+        return tape.text
+    }
+
+    @Test func `compactMap leaves out nils, passes errors and turns a throw into an error`() {
+        let text = Self.tape("1 2 ✕7 3 4 |") { stream in
+            stream.compactMap(on: .synchronous) { value -> Int? in
+                if value == 4 { throw TestFailure(code: 4) }
+                return value.isMultiple(of: 2) ? nil : value * 10
+            }
+        }
+        #expect(text == "10 ✕7 30 ✕4 |")
+    }
+
+    @Test func `compacted leaves out the nil values`() {
+        let promise = StreamPromise<Int?>(capacity: 0)
+        let tape = Tape(promise.stream.compacted())
+        for value in [1, nil, 3, nil] as [Int?] { promise.fulfill(value) }
+        promise.reject(TestFailure(code: 2))
+        promise.finish()
+        #expect(tape.text == "1 3 ✕2 |")
+    }
+
+    @Test func `removeDuplicates compares with the last value that passed, errors pass and are not compared`() {
+        #expect(Self.tape("1 1 2 ✕5 2 2 1 1 |") { $0.removeDuplicates() } == "1 2 ✕5 1 |")
+        // Compared with the last value that passed, as swift-async-algorithms does: 1, 2 (|2-1| ≤ 1:
+        // left out), 3 (|3-1| > 1: passes).
+        let text = Self.tape("1 2 3 4 |") { stream in
+            stream.removeDuplicates(on: .synchronous) { previous, value in abs(previous - value) <= 1 }
+        }
+        #expect(text == "1 3 |")
+    }
+
+    @Test func `removeDuplicates by a throwing test publishes the error in place of the value`() {
+        let text = Self.tape("1 2 3 |") { stream in
+            stream.removeDuplicates(on: .synchronous) { _, value in
+                if value == 2 { throw TestFailure(code: 2) }
+                return false
+            }
+        }
+        #expect(text == "1 ✕2 3 |")
+    }
+
+    @Test func `prefix counts values, passes errors, and ends and leaves its source at the last one`() {
+        let promise = StreamPromise<Int>(capacity: 0)
+        let prefix = promise.stream.prefix(2)
+        let tape = Tape(prefix)
+        Self.play("1 ✕9 2", into: promise)
+        #expect(tape.text == "1 ✕9 2 |")
+        #expect(prefix.isFinished)
+        #expect(promise.stream.subscriberCount == 0)  // left at once, though `prefix` is still held
+        Self.play("3 |", into: promise)
+        #expect(tape.text == "1 ✕9 2 |")
+    }
+
+    @Test func `prefix of zero, or of a negative count, has finished`() {
+        let promise = StreamPromise<Int>(capacity: 0)
+        #expect(promise.stream.prefix(0).isFinished)
+        #expect(promise.stream.prefix(-3).isFinished)
+        #expect(promise.stream.subscriberCount == 0)
+    }
+
+    @Test func `prefix satisfied by the kept results leaves its source at once`() {
+        let promise = StreamPromise<Int>(capacity: 5)
+        for value in 1...5 { promise.fulfill(value) }
+        let prefix = promise.stream.prefix(2)
+        #expect(Tape(prefix).text == "1 2 |")
+        #expect(promise.stream.subscriberCount == 0)
+    }
+
+    @Test func `prefix while ends at the first value that fails, and at a throw after publishing it`() {
+        #expect(Self.tape("1 ✕9 2 5 3 |") { $0.prefix(on: .synchronous) { $0 < 5 } } == "1 ✕9 2 |")
+        let text = Self.tape("1 2 3 |") { stream in
+            stream.prefix(on: .synchronous) { value in
+                if value == 2 { throw TestFailure(code: 2) }
+                return true
+            }
+        }
+        #expect(text == "1 ✕2 |")
+    }
+
+    @Test func `dropFirst counts values and passes errors`() {
+        #expect(Self.tape("1 ✕9 2 3 4 |") { $0.dropFirst(2) } == "✕9 3 4 |")
+        #expect(Self.tape("1 2 |") { $0.dropFirst() } == "2 |")
+        #expect(Self.tape("1 2 |") { $0.dropFirst(-1) } == "1 2 |")
+    }
+
+    @Test func `drop while stops testing at the first value that fails`() {
+        #expect(Self.tape("0 0 ✕9 5 0 6 |") { $0.drop(on: .synchronous) { $0 == 0 } } == "✕9 5 0 6 |")
+    }
+
+    @Test func `scan publishes each running value; errors and throws leave it as it was`() {
+        let text = Self.tape("1 2 ✕9 3 4 |") { stream in
+            stream.scan(0, on: .synchronous) { total, value in
+                if value == 3 { throw TestFailure(code: 3) }
+                return total + value
+            }
+        }
+        #expect(text == "1 3 ✕9 ✕3 7 |")
+    }
+
+    @Test func `scan keeps the order of its values on a concurrent context`() async {
+        let promise = StreamPromise<Int>(capacity: .max)
+        for value in 1...500 { promise.fulfill(value) }
+        promise.finish()
+        let totals = promise.stream.scan(0, on: .default) { $0 + $1 }
+        let recorder = StreamRecorder<Int>().record(totals)
+        await recorder.finished()
+        #expect(recorder.values == (1...500).map { $0 * ($0 + 1) / 2 })
+    }
+
+    @Test(arguments: ShapingOperator.allCases)
+    func `a cancelled token gives one CancellationError and the end, leaves the source and releases the closure`(
+        operation: ShapingOperator
+    ) {
+        let promise = StreamPromise<Int>(capacity: 0)
+        let request = CancellationRequest()
+        let counter = DeinitCounter()
+        let shaped = operation.apply(to: promise.stream, capturing: counter.make(), cancellationToken: request.token)
+        let tape = Tape(shaped)
+        promise.fulfill(1)
+        request.cancel()
+        promise.fulfill(2)
+        #expect(tape.text.hasSuffix("✕c |"))
+        #expect(!tape.text.contains("2"))
+        #expect(promise.stream.subscriberCount == 0)
+        #expect(counter.deallocated == 1)
+    }
+
+    @Test(arguments: ShapingOperator.allCases)
+    func `an operator's stage that nobody holds is released and leaves its source`(operation: ShapingOperator) {
+        let promise = StreamPromise<Int>(capacity: 0)
+        let counter = DeinitCounter()
+        _ = operation.apply(to: promise.stream, capturing: counter.make(), cancellationToken: .none)
+        #expect(promise.stream.subscriberCount == 0)
+        #expect(counter.deallocated == 1)
+    }
+
+    @Test(arguments: ShapingOperator.allCases)
+    func `an already cancelled token gives a stream that holds one CancellationError and has finished`(
+        operation: ShapingOperator
+    ) {
+        let promise = StreamPromise<Int>(capacity: 1)  // the new stream keeps one result too
+        let shaped = operation.apply(to: promise.stream, capturing: nil, cancellationToken: .cancelled)
+        #expect(Tape(shaped).text == "✕c |")
+        #expect(promise.stream.subscriberCount == 0)
+    }
+}
+
+/// The one-source operators, each with a closure (where it takes one) that captures `tracked`.
+enum ShapingOperator: CaseIterable, Sendable {
+    case compactMap, compacted, removeDuplicates, removeDuplicatesBy, prefix, prefixWhile, dropFirst, dropWhile, scan
+
+    func apply(
+        to stream: FutureStream<Int>,
+        capturing tracked: Tracked?,
+        cancellationToken token: CancellationToken
+    ) -> FutureStream<Int> {
+        switch self {
+        case .compactMap:
+            stream.compactMap(on: .synchronous, cancellationToken: token) { value -> Int? in
+                tracked?.touch()
+                return value
+            }
+        case .compacted:
+            stream.map(on: .synchronous, cancellationToken: token) { value -> Int? in
+                tracked?.touch()
+                return value
+            }.compacted(cancellationToken: token)
+        case .removeDuplicates:
+            stream.map(on: .synchronous, cancellationToken: token) { value in
+                tracked?.touch()
+                return value
+            }.removeDuplicates(cancellationToken: token)
+        case .removeDuplicatesBy:
+            stream.removeDuplicates(on: .synchronous, cancellationToken: token) { previous, value in
+                tracked?.touch()
+                return previous == value
+            }
+        case .prefix:
+            stream.map(on: .synchronous, cancellationToken: token) { value in
+                tracked?.touch()
+                return value
+            }.prefix(10, cancellationToken: token)
+        case .prefixWhile:
+            stream.prefix(on: .synchronous, cancellationToken: token) { _ in
+                tracked?.touch()
+                return true
+            }
+        case .dropFirst:
+            stream.map(on: .synchronous, cancellationToken: token) { value in
+                tracked?.touch()
+                return value
+            }.dropFirst(0, cancellationToken: token)
+        case .dropWhile:
+            stream.drop(on: .synchronous, cancellationToken: token) { _ in
+                tracked?.touch()
+                return false
+            }
+        case .scan:
+            stream.scan(0, on: .synchronous, cancellationToken: token) { _, value in
+                tracked?.touch()
+                return value
+            }
+        }
+    }
+}

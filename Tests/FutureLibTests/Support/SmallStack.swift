@@ -1,0 +1,64 @@
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The stack of Apple's secondary threads: what the depth tests run on.
+let smallStackSize = 512 << 10
+
+/// Runs `body` on a new pthread whose stack is `stackSize` bytes, and waits for it: a test that
+/// overflows that stack crashes there, which is what the depth tests guard against.
+func onSmallStack(stackSize: Int = smallStackSize, _ body: @escaping @Sendable () -> Void) async {
+    await HeavyGate.shared.enter()
+    defer { HeavyGate.shared.leave() }
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let work = SmallStackWork {
+            body()
+            continuation.resume()
+        }
+        let attributes = UnsafeMutablePointer<pthread_attr_t>.allocate(capacity: 1)
+        pthread_attr_init(attributes)
+        defer {
+            pthread_attr_destroy(attributes)
+            attributes.deallocate()
+        }
+        pthread_attr_setstacksize(attributes, stackSize)
+        #if canImport(Darwin)
+        var thread: pthread_t?
+        #else
+        var thread = pthread_t()
+        #endif
+        let status = pthread_create(
+            &thread,
+            attributes,
+            { argument in
+                #if canImport(Darwin)
+                Unmanaged<SmallStackWork>.fromOpaque(argument).takeRetainedValue().body()
+                #else
+                Unmanaged<SmallStackWork>.fromOpaque(argument!).takeRetainedValue().body()
+                #endif
+                return nil
+            },
+            Unmanaged.passRetained(work).toOpaque()
+        )
+        precondition(status == 0, "pthread_create failed: \(status)")
+        #if canImport(Darwin)
+        pthread_detach(thread!)
+        #else
+        pthread_detach(thread)
+        #endif
+    }
+}
+
+private final class SmallStackWork: Sendable {
+    let body: @Sendable () -> Void
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        self.body = body
+    }
+}

@@ -323,12 +323,16 @@ ROUNDS = [
     Rounds("9-traverse", "`traverse` with an async task, 100 elements / 100 `Future { async }` + `sequence()`, "
            "per element"),
     Rounds("10", "10,000 `Future { async … }`, then `sequence()` awaited / 10,000 `Task { }` awaited, per future",
-           1.0, "19"),
+           0.8, "44"),
     Rounds("11-1", "`onCancel` + `unregister()` on one shared token / a token per thread, **1 thread**"),
     Rounds("11-2", "`onCancel` + `unregister()` on one shared token / a token per thread, **2 threads**", 2.0, "19"),
     Rounds("12", "100,000 values `StreamPromise` → `values` → `for await` / `AsyncStream` (unbounded), per value",
            0.5, "19"),
     Rounds("14", "100,000 empty jobs on `.default` / `DispatchQueue.global()`, per job", 1.0, "19"),
+    Rounds("14-limited", "100,000 empty jobs on a `LimitedExecutionContext(maxConcurrency: 1)` / a serial "
+           "`DispatchQueue`, per job"),
+    Rounds("14-one", "10,000 empty jobs one at a time (each submitted when the last has run) on `.default` / "
+           "`DispatchQueue.global()`, per job"),
     Rounds("15", "a server request (linked to shutdown and its client, a deadline, `map`, `flatMap`, completion; "
            "85 % complete, 5 % time out, 10 % cancelled) / a `Task` per request racing a task group against "
            "`Task.sleep`, per request", 0.5, "30"),

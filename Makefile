@@ -6,7 +6,7 @@ SWIFTC ?= swiftc
 SHIM_CC ?= $(shell command -v cc || command -v clang)
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: help build test forms-update api-check api-breakage test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-thresholds bench-thresholds-update bench-report bench-callgrind clean \
+.PHONY: help build test forms-update api-check api-breakage test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-thresholds bench-thresholds-update bench-instructions bench-instructions-update bench-report bench-callgrind clean \
 	integrations-test integrations-soak demo-server
 
 help: ## List the targets
@@ -159,6 +159,15 @@ bench-thresholds: ## The allocation gate (CI): mallocs per operation of the hot 
 
 bench-thresholds-update: ## Measure the hot paths' mallocs per operation again and rewrite Benchmarks/Thresholds/allocations.json (commit it with the reason)
 	cd Benchmarks/Allocations && $(SWIFT) run -c release --scratch-path $(CURDIR)/.build-release $(TEST_FLAGS) AllocationCheck --update
+
+# Also on `make test-release`'s scratch path, so after it only InstructionCheck is compiled. The script runs each
+# scenario under valgrind at n and 2n operations (two at a time on 2 cores) and compares the difference per
+# operation with the baseline.
+bench-instructions: ## The instruction gate (CI): instructions per operation of the hot paths (callgrind, release) against Benchmarks/Thresholds/instructions.json; a few percent more fails
+	SWIFT=$(SWIFT) python3 Scripts/bench-instructions.py
+
+bench-instructions-update: ## Count the hot paths' instructions again and rewrite Benchmarks/Thresholds/instructions.json (commit it with the reason)
+	SWIFT=$(SWIFT) python3 Scripts/bench-instructions.py --update
 
 bench-report: ## RoundsDriver ratios + callgrind + mallinfo -> Documentation/Performance.md (BENCH_REPORT_FLAGS=--quick)
 	SWIFT=$(SWIFT) python3 Scripts/bench-report.py $(BENCH_REPORT_FLAGS)

@@ -1284,7 +1284,7 @@ def render_thresholds(add) -> None:
         "calls per operation of each hot path below (`Benchmarks/Allocations/MallocCounter`, every allocation of the "
         "process) and fails when one is above its threshold in `Benchmarks/Thresholds/allocations.json` by more "
         "than its tolerance (0.05 per operation; 0.5 for `Future { async }`, whose runtime and pool threads "
-        "allocate now and then; 0.3 for the two `DispatchQueue` paths, whose queue thread does): one allocation more per operation always fails. A count below its threshold "
+        "allocate now and then; 0.3 for the two `DispatchQueue` paths and the capped context's, whose threads do): one allocation more per operation always fails. A count below its threshold "
         "passes, with a note to lock the gain in. Counts are exact where times are not, so only counts gate; "
         "times are this page's business. `Benchmarks/Allocations` is a package of its own that depends on the root "
         "package only, so from a clean clone the step builds just that in release (37 s of CPU; 5 minutes of wall "

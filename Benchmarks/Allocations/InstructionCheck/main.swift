@@ -9,7 +9,8 @@
 //
 // No async code: valgrind 3.19 dies with an internal SIGSEGV as soon as Swift async code runs, so this file has no
 // `await` (top-level code with one would make the whole of it async), and `Future { async }` stays the allocation
-// gate's alone. No thread either: the `DispatchQueue` paths' counts depend on when the queue's thread wakes up.
+// gate's alone. No thread either: with threads the count changes from run to run (the order valgrind runs them in,
+// a pool thread's spin), and the cost of a hand-off is its wake-up, which instructions do not show.
 // The scenarios' bodies are the allocation gate's (Benchmarks/Allocations/AllocationCheck), key for key.
 
 import Cancellation

@@ -514,7 +514,8 @@ def main():
     print(
         "forms: if the API change is on purpose (a new combinator or form; public API merged from work done in"
         " parallel, such as new stream operators or token-deadline APIs, fails this until someone runs it),"
-        " run `make forms-update` and commit Documentation/API/*.forms.txt with the regenerated tables;"
+        " run `make forms-update` and commit Documentation/API/*.forms.txt with the regenerated tables; it also"
+        " lists what it cannot write for you (a row in ROWS of Scripts/forms.py, a shape-test line, a test)."
         " Documentation/Internals.md, \"How to add a combinator\", lists every file such a change touches."
     )
     return 1

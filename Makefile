@@ -6,8 +6,8 @@ SWIFTC ?= swiftc
 SHIM_CC ?= $(shell command -v cc || command -v clang)
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: help build test api-check api-breakage test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-thresholds bench-thresholds-update bench-report bench-callgrind clean \
-	integrations-test integrations-soak demo-server stream-oracle
+.PHONY: help build test forms-update api-check api-breakage test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-thresholds bench-thresholds-update bench-instructions bench-instructions-update bench-report bench-callgrind clean \
+	integrations-test integrations-soak demo-server fuzz-deadline-header stream-oracle
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -17,6 +17,7 @@ build: ## Build everything (debug), warnings as errors
 
 test: ## Build, compile every ```swift block of the docs, check the public API, run the test suite; warnings as errors (what CI runs)
 	$(SWIFT) build --build-tests $(TEST_FLAGS)
+	SWIFT=$(SWIFT) python3 Scripts/forms.py
 	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py
 	$(MAKE) --no-print-directory api-check
 	$(SWIFT) test $(TEST_FLAGS)
@@ -26,14 +27,15 @@ test: ## Build, compile every ```swift block of the docs, check the public API, 
 # What a client compiler needs besides the Swift modules: the module map of the package's C target
 # (`FutureLibThreadLocal`, which `FutureLib` imports), where SwiftPM writes it, as a client package's build does.
 CLIENT_MODULES = -I .build/debug/Modules -Xcc -fmodule-map-file=.build/debug/FutureLibThreadLocal.build/module.modulemap
-API_CHECK_FILES = Tests/CancellationTests/CancellationShapesTests.swift Tests/FutureLibTests/FutureShapesTests.swift \
-	Tests/FutureLibTests/Swift6ShapesTests.swift Tests/FutureLibTests/FormsShapesTests.swift
-api-check: ## Type-check the contract's shape tests (Guarantees.md) and the attack suite as a client package would: public symbols only (after a debug build)
+API_CHECK_FILES = Tests/CancellationTests/CancellationShapesTests.swift Tests/FutureLibTests/FutureShapesTests.swift
+api-check: ## Type-check the contract's shape tests (Guarantees.md), the combinators the tests enumerate and the attack suite as a client package would: public symbols only (after a debug build)
 	for file in $(API_CHECK_FILES); do \
 		$(SWIFTC) -typecheck -swift-version 6 -warnings-as-errors $(CLIENT_MODULES) $$file || exit 1; \
 	done
+	$(SWIFTC) -typecheck -swift-version 6 -warnings-as-errors -parse-as-library -module-name TestCombinators \
+		$(CLIENT_MODULES) Tests/TestCombinators/*.swift
 	$(SWIFTC) -typecheck -swift-version 6 -warnings-as-errors $(CLIENT_MODULES) Tests/AttackTests/*.swift
-	@echo "api-check: $(words $(API_CHECK_FILES)) files and the attack suite type-check against the public interface"
+	@echo "api-check: $(words $(API_CHECK_FILES)) files, TestCombinators and the attack suite type-check against the public interface"
 	@# The layers (Guarantees.md): Cancellation and the helpers it is built from import only the standard
 	@# library, Synchronization, Dispatch and the C library; FutureLib no Foundation; the root package no package.
 	@if grep -rhE --include='*.swift' '^(@_exported )?(public |package )?import ' Sources/Cancellation Sources/FutureLibConcurrencyHelpers \
@@ -43,6 +45,16 @@ api-check: ## Type-check the contract's shape tests (Guarantees.md) and the atta
 		echo "api-check: FutureLib imports no Foundation"; exit 1; fi
 	@if grep -qE '^    dependencies:' Package.swift; then echo "api-check: the root package has no package dependencies"; exit 1; fi
 	@echo "api-check: the layers import what Guarantees.md allows"
+
+# Every public declaration of Cancellation, FutureLib and FutureLibFoundation, one normalized
+# signature a line, in Documentation/API/*.forms.txt, read from the debug build's symbol graph
+# (swift-symbolgraph-extract, seconds); Futures.md's and the Combinators article's forms table is
+# generated from it. `make test` fails on a form missing from the files or extra to them, and on
+# what a new combinator forgot (its table row, a ✗'s note, its shape-test call, its test file);
+# this target rewrites the files and the tables on purpose (commit them with the change).
+forms-update: ## Rewrite Documentation/API/*.forms.txt and the forms tables (Futures.md, Combinators) from the debug build's public API
+	$(SWIFT) build $(TEST_FLAGS)
+	SWIFT=$(SWIFT) python3 Scripts/forms.py --update
 
 # The public API of the products against the baseline revision in .api-baseline; the breakages made
 # on purpose since then are listed, message by message, in .api-breakage-allowlist (no comments: the
@@ -103,6 +115,22 @@ integrations-test: ## Build and test the Integrations/ package (SwiftNIO, AsyncH
 stream-oracle: ## Differential tests of the stream operators against swift-async-algorithms (the nested Tests/StreamOracle package; STREAM_ORACLE_SEEDS seeds per operator, default 200)
 	cd Tests/StreamOracle && $(SWIFT) test $(TEST_FLAGS)
 
+# The parsers' files need only the standard library, so they are compiled alone with the fuzz entry point (no
+# package build). libFuzzer writes the inputs it finds to .build/fuzz/; the committed seeds are read only. A crash
+# (a trap, an AddressSanitizer report, or a broken rule the target checks) fails the target and leaves its input
+# in .build/fuzz/crash-<hash> (replay: .build/fuzz/deadline-header .build/fuzz/crash-<hash>).
+FUZZ_TIME ?= 60
+FUZZ_DEADLINE_SOURCES = $(addprefix Integrations/Sources/FutureLibHTTPDeadline/,TimeoutDigits.swift \
+	MillisecondsTimeout.swift GRPCTimeout.swift DeadlineHeader.swift) Integrations/Fuzz/DeadlineHeader/main.swift
+fuzz-deadline-header: ## libFuzzer (-sanitize=fuzzer,address) on the deadline header parsers (Connect-Timeout-Ms, grpc-timeout) for FUZZ_TIME seconds (60), from the seeds in Integrations/Fuzz/DeadlineHeader/corpus
+	mkdir -p .build/fuzz/deadline-header-corpus
+	$(SWIFTC) -sanitize=fuzzer,address -parse-as-library -O $(FUZZ_DEADLINE_SOURCES) \
+		-o .build/fuzz/deadline-header 2> .build/fuzz/build.log || { cat .build/fuzz/build.log; exit 1; }
+	@# The gold linker warns about every AddressSanitizer helper it cannot export; nothing else is expected.
+	@grep -v "Cannot export local symbol" .build/fuzz/build.log || true
+	.build/fuzz/deadline-header -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=.build/fuzz/ \
+		.build/fuzz/deadline-header-corpus Integrations/Fuzz/DeadlineHeader/corpus
+
 integrations-soak: ## A Hummingbird application under keep-alive load (release): 10⁵ requests (SOAK_REQUESTS), fails on resident-set growth or a wrong answer
 	cd Integrations && $(SWIFT) run -c release --scratch-path .build-release HummingbirdSoak $${SOAK_REQUESTS:-100000}
 
@@ -130,7 +158,7 @@ asan: ## Run the test suite under AddressSanitizer and LeakSanitizer (the tests 
 
 stress: ## Repeat the race tests (STRESS_ITERATIONS, default 100000), run MODEL_SEEDS model seeds (10000), the full-size scale, depth and lifetime-loop tests (10⁶) and STRESS_ITERATIONS cases per property test
 	FUTURELIB_STRESS_ITERATIONS=$${STRESS_ITERATIONS:-100000} FUTURELIB_MODEL_SEEDS=$${MODEL_SEEDS:-10000} \
-		$(SWIFT) test -c release --scratch-path .build-stress --filter 'Race|Model|Scale|Depth|Property|LifetimeAttacks'
+		$(SWIFT) test -c release --scratch-path .build-stress --filter 'Race|Model|Scale|Depth|Property|LifetimeAttacks|NeverCompleted|QueuedContinuation'
 
 soak: ## A server-shaped soak (release): 10⁶ requests, fails on memory growth, a pending future or a handler run twice
 	$(SWIFT) run -c release Soak $${SOAK_REQUESTS:-1000000}
@@ -151,6 +179,15 @@ bench-thresholds: ## The allocation gate (CI): mallocs per operation of the hot 
 bench-thresholds-update: ## Measure the hot paths' mallocs per operation again and rewrite Benchmarks/Thresholds/allocations.json (commit it with the reason)
 	cd Benchmarks/Allocations && $(SWIFT) run -c release --scratch-path $(CURDIR)/.build-release $(TEST_FLAGS) AllocationCheck --update
 
+# Also on `make test-release`'s scratch path, so after it only InstructionCheck is compiled. The script runs each
+# scenario under valgrind at n and 2n operations (two at a time on 2 cores) and compares the difference per
+# operation with the baseline.
+bench-instructions: ## The instruction gate (CI): instructions per operation of the hot paths (callgrind, release) against Benchmarks/Thresholds/instructions.json; a few percent more fails
+	SWIFT=$(SWIFT) python3 Scripts/bench-instructions.py
+
+bench-instructions-update: ## Count the hot paths' instructions again and rewrite Benchmarks/Thresholds/instructions.json (commit it with the reason)
+	SWIFT=$(SWIFT) python3 Scripts/bench-instructions.py --update
+
 bench-report: ## RoundsDriver ratios + callgrind + mallinfo -> Documentation/Performance.md (BENCH_REPORT_FLAGS=--quick)
 	SWIFT=$(SWIFT) python3 Scripts/bench-report.py $(BENCH_REPORT_FLAGS)
 
@@ -159,11 +196,11 @@ bench-callgrind: ## Instruction counts (valgrind) of FutureLib vs peers, into Do
 
 lint: ## Check formatting (swift-format --strict)
 	$(SWIFT_FORMAT) lint --strict --recursive Sources Tests Package.swift \
-		Integrations/Sources Integrations/Tests Integrations/Package.swift
+		Integrations/Sources Integrations/Tests Integrations/Package.swift Integrations/Fuzz
 
 format: ## Rewrite sources with swift-format
 	$(SWIFT_FORMAT) format --in-place --recursive Sources Tests Package.swift \
-		Integrations/Sources Integrations/Tests Integrations/Package.swift
+		Integrations/Sources Integrations/Tests Integrations/Package.swift Integrations/Fuzz
 
 docs: ## Build the DocC archives of the three modules, warnings as errors
 	./Scripts/build-docs.sh

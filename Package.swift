@@ -61,6 +61,14 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
+        // The one enumeration of the future combinators the tests apply (`FutureCombinator`), through
+        // the public API only, so that the attack suite, a client of the products, uses it too.
+        .target(
+            name: "TestCombinators",
+            dependencies: ["FutureLib"],
+            path: "Tests/TestCombinators",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "CancellationTests",
             dependencies: ["Cancellation", "FutureLibConcurrencyHelpers", "TestSupport"],
@@ -73,7 +81,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FutureLibTests",
-            dependencies: ["FutureLib", "FutureLibConcurrencyHelpers", "TestSupport"],
+            dependencies: ["FutureLib", "FutureLibConcurrencyHelpers", "TestSupport", "TestCombinators"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -87,11 +95,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Attacks from outside the module: hostile numbers, extreme depth, blocking waits and bridges,
-        // through the public API only (no `@testable`, no TestSupport); crashing and hanging cases
-        // run in exit tests.
+        // through the public API only (no `@testable`, no TestSupport; TestCombinators uses only the
+        // public API too); crashing and hanging cases run in exit tests.
         .testTarget(
             name: "AttackTests",
-            dependencies: ["FutureLib", "Cancellation"],
+            dependencies: ["FutureLib", "Cancellation", "TestCombinators"],
             swiftSettings: swiftSettings
         ),
         // The examples of Documentation/ and the DocC articles, run, with what they promise asserted.

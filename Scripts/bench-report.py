@@ -323,12 +323,16 @@ ROUNDS = [
     Rounds("9-traverse", "`traverse` with an async task, 100 elements / 100 `Future { async }` + `sequence()`, "
            "per element"),
     Rounds("10", "10,000 `Future { async … }`, then `sequence()` awaited / 10,000 `Task { }` awaited, per future",
-           1.0, "19"),
+           0.8, "44"),
     Rounds("11-1", "`onCancel` + `unregister()` on one shared token / a token per thread, **1 thread**"),
     Rounds("11-2", "`onCancel` + `unregister()` on one shared token / a token per thread, **2 threads**", 2.0, "19"),
     Rounds("12", "100,000 values `StreamPromise` → `values` → `for await` / `AsyncStream` (unbounded), per value",
            0.5, "19"),
     Rounds("14", "100,000 empty jobs on `.default` / `DispatchQueue.global()`, per job", 1.0, "19"),
+    Rounds("14-limited", "100,000 empty jobs on a `LimitedExecutionContext(maxConcurrency: 1)` / a serial "
+           "`DispatchQueue`, per job"),
+    Rounds("14-one", "10,000 empty jobs one at a time (each submitted when the last has run) on `.default` / "
+           "`DispatchQueue.global()`, per job"),
     Rounds("15", "a server request (linked to shutdown and its client, a deadline, `map`, `flatMap`, completion; "
            "85 % complete, 5 % time out, 10 % cancelled) / a `Task` per request racing a task group against "
            "`Task.sleep`, per request", 0.5, "30"),
@@ -768,6 +772,9 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
     add("- **Allocations per operation** gate CI (`make bench-thresholds`, section \"Allocation thresholds\"): "
         "counted by `malloc` wrappers in the process (`Benchmarks/Allocations/MallocCounter`), exact and repeatable, "
         "unlike times, which are only reported.")
+    add("- **Instructions per operation** gate CI too (`make bench-instructions`, section \"Instruction gate\"): "
+        "callgrind's counts of the same single-thread paths and of a stream's, against a committed baseline with a "
+        "3 % tolerance, for the regressions that add no allocation (a generic method or `deinit` run unspecialized).")
     add("- Regenerate everything with `make bench-report` (a few minutes on 2 cores after the first build; "
         "`python3 Scripts/bench-report.py --quick` for 5 rounds, `--rounds --only 11-2 12` for some scenarios); "
         "`python3 Scripts/bench-report.py --render` rewrites this page from the saved results in "
@@ -937,6 +944,8 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
     render_server(rounds, checks, add)
     add_notes("server")
     render_thresholds(add)
+    render_instruction_gate(add, add_notes)
+    render_pool(add, add_notes)
 
     # The harness's sections, from its last saved run, go after the callgrind section.
     harness_lines: list[str] = []
@@ -1275,7 +1284,7 @@ def render_thresholds(add) -> None:
         "calls per operation of each hot path below (`Benchmarks/Allocations/MallocCounter`, every allocation of the "
         "process) and fails when one is above its threshold in `Benchmarks/Thresholds/allocations.json` by more "
         "than its tolerance (0.05 per operation; 0.5 for `Future { async }`, whose runtime and pool threads "
-        "allocate now and then; 0.3 for the two `DispatchQueue` paths, whose queue thread does): one allocation more per operation always fails. A count below its threshold "
+        "allocate now and then; 0.3 for the two `DispatchQueue` paths and the capped context's, whose threads do): one allocation more per operation always fails. A count below its threshold "
         "passes, with a note to lock the gain in. Counts are exact where times are not, so only counts gate; "
         "times are this page's business. `Benchmarks/Allocations` is a package of its own that depends on the root "
         "package only, so from a clean clone the step builds just that in release (37 s of CPU; 5 minutes of wall "
@@ -1293,6 +1302,53 @@ def render_thresholds(add) -> None:
         for key, value in sorted(thresholds.items()):
             add(f"| `{key}` | {value:g} |")
         add("")
+
+
+INSTRUCTION_BASELINE = BENCH_DIR / "Thresholds" / "instructions.json"
+
+
+def render_instruction_gate(add, add_notes) -> None:
+    """The committed instruction baseline that CI checks (`make bench-instructions`), and how to move it."""
+    add("## Instruction gate (CI)")
+    add("")
+    add("CI runs `make bench-instructions` (`Scripts/bench-instructions.py`): `Benchmarks/Allocations/InstructionCheck` "
+        "(release, debug info stripped) runs each hot path below under `valgrind --tool=callgrind` with n and 2n "
+        "operations, and instructions per operation = (I(2n) − I(n)) / n; it fails when one is above its baseline in "
+        "`Benchmarks/Thresholds/instructions.json` by more than the file's tolerance. The paths are the allocation "
+        "gate's that run on one thread without async code (valgrind 3.19 cannot run Swift async code, and a queue "
+        "thread's wake-ups make the `DispatchQueue` paths' counts vary), plus a future's and a stream's unsubscribe "
+        "through a cancelled token and a stream's whole life: the regressions that added no allocation were a "
+        "generic method or `deinit` running unspecialized, which costs instructions only. A count below its "
+        "baseline by more than the tolerance passes, with a note to lock the gain in.")
+    add("")
+    add("**Moving the baseline on purpose**: `make bench-instructions-update` counts again and rewrites the file; "
+        "commit it with the change, saying which path moved, by how much and why. After merging branches that "
+        "touch `Sources/`, run it once on the merge and commit the file.")
+    add("")
+    saved = load(INSTRUCTION_BASELINE) or {}
+    baseline = saved.get("instructions", {})
+    if baseline:
+        add(f"Tolerance: ±{saved.get('tolerance', 0) * 100:g} % of the baseline.")
+        add("")
+        add("| Hot path (`InstructionCheck` key) | Baseline: instructions per operation |")
+        add("|---|---:|")
+        for key, value in sorted(baseline.items()):
+            add(f"| `{key}` | {value:,} |")
+        add("")
+    add_notes("instruction-gate")
+
+
+def render_pool(add, add_notes) -> None:
+    """Issue 44's part 4: what a job costs on FutureLib's pool and on a capped context, against Dispatch."""
+    add("## The pool's per-job cost (issue 44)")
+    add("")
+    add("Rows 10, 14, 14-limited and 14-one of the rounds table above, run together with "
+        "`cd Benchmarks && .build/release/RoundsDriver 21 10 14` (`Benchmarks/Rounds/RoundsDriver/PoolScenarios.swift`): "
+        "`Future { async }` + `sequence()` against unstructured tasks (target ≤ 0.8×), a burst of empty jobs on "
+        "`.default` against `DispatchQueue.global()` and on a `LimitedExecutionContext(maxConcurrency: 1)` against a "
+        "serial `DispatchQueue`, and one empty job at a time (the hand-off to an idle pool and back).")
+    add("")
+    add_notes("pool")
 
 
 def strip_markdown(text: str) -> str:

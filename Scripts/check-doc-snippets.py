@@ -62,6 +62,7 @@ INTEGRATIONS_IMPORTS = [
     "import Foundation",
     "import FutureLib",
     "import FutureLibAsyncHTTPClient",
+    "import FutureLibHTTPDeadline",
     "import FutureLibHummingbird",
     "import FutureLibNIO",
     "import FutureLibServiceLifecycle",

@@ -26,6 +26,15 @@ let package = Package(
             ],
             path: "AllocationCheck"
         ),
+        // The scenarios of the instruction gate (`make bench-instructions`), one per run, for valgrind's callgrind.
+        .executableTarget(
+            name: "InstructionCheck",
+            dependencies: [
+                .product(name: "Cancellation", package: "FutureLib"),
+                .product(name: "FutureLib", package: "FutureLib"),
+            ],
+            path: "InstructionCheck"
+        ),
         // Counts the process's mallocs: an executable that links it interposes `malloc` and friends (glibc only).
         .target(name: "MallocCounter", path: "MallocCounter"),
     ]

@@ -132,14 +132,14 @@ public final class ManualClock: TimerClock {
     /// ### Semantics
     /// - Before each due timer fires, and before it returns, it waits until FutureLib's own
     ///   contexts are idle: nothing queued or running on `.default` (which also serves
-    ///   ``LimitedExecutionContext``s on it and the tasks of async closures, `Future { async … }`),
+    ///   `LimitedExecutionContext`s on it and the tasks of async closures, `Future { async … }`),
     ///   and no `.mainActor` delivery queued. Then it fires the next due timer, in the order of
     ///   ``advance(by:)``, on the calling task, and waits again. It returns when no timer up to the
     ///   new ``now`` remains due.
     /// - A task suspended (awaiting I/O, a real-time sleep, a future) is idle; when it resumes on
     ///   FutureLib's pool, it is work in flight again.
     /// - Not waited for: work on the caller's own `DispatchQueue`s, `Task`s and actors, contexts
-    ///   of its own (a ``LimitedExecutionContext`` on a queue of its own, say), and async
+    ///   of its own (a `LimitedExecutionContext` on a queue of its own, say), and async
     ///   closures on `.mainActor`. A pool thread blocked in `value()` or `wait(timeout:)` counts
     ///   as idle: it waits for something else, which may be this clock.
     /// - Without FutureLib in the process it fires what ``advance(by:)`` fires, in the same order. It needs the main queue serviced
@@ -258,6 +258,11 @@ public final class ManualClock: TimerClock {
         for waiter in satisfied { waiter.continuation.resume() }  // outside the lock
     }
 
+    /// The deadline `timer` is scheduled for (or was, once it fired), read under the clock's lock.
+    fileprivate func deadline(of timer: ManualTimer) -> Duration {
+        state.withLock { _ in timer.deadline }
+    }
+
     fileprivate func cancel(_ timer: ManualTimer) {
         let fire = state.withLock { state in
             state.timers.remove(timer)
@@ -302,5 +307,11 @@ final class ManualTimer: HeapTimer, ClockTimer, @unchecked Sendable {
 
     func cancel() {
         clock?.cancel(self)
+    }
+
+    /// The instant, on the clock's ``ManualClock/now``, at which it is due (or was, once it fired);
+    /// nil once the clock is gone.
+    var scheduledDeadline: Duration? {
+        clock?.deadline(of: self)
     }
 }

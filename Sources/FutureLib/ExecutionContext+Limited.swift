@@ -43,7 +43,7 @@ public final class LimitedExecutionContext: ExecutionContext {
         /// Jobs holding a slot: running, not blocked.
         var running = 0
         /// Jobs waiting for a slot; each is released as it starts.
-        var queue = FIFO<@Sendable () -> Void>()
+        var queue = FIFO<Job>()
         /// Blocked jobs whose wait ended, waiting to take a slot back (ahead of `queue`). Empty
         /// whenever a slot is free.
         var returning = FIFO<DispatchSemaphore>()
@@ -51,8 +51,16 @@ public final class LimitedExecutionContext: ExecutionContext {
         var hasQueued: Bool { !queue.isEmpty }
 
         mutating func dequeue() -> @Sendable () -> Void {
-            queue.popFirst()!
+            queue.popFirst()!.work
         }
+    }
+
+    /// A queued job: the closure inside a struct, because a closure stored as a generic element
+    /// (`FIFO`'s) is converted to the generic form on the way in and back on the way out, each
+    /// time by a reabstraction thunk with an allocated context; a struct's stored closure keeps
+    /// its own form (`RoundsDriver 14-limited`).
+    private struct Job {
+        let work: @Sendable () -> Void
     }
 
     /// Who gets a freed slot, handed over after the lock is released.
@@ -135,7 +143,7 @@ public final class LimitedExecutionContext: ExecutionContext {
     public func execute(_ work: @escaping @Sendable () -> Void) {
         let startNow = state.withLock { state in
             guard state.running < state.limit, !state.hasQueued else {
-                state.queue.append(work)
+                state.queue.append(Job(work: work))
                 return false
             }
             state.running += 1

@@ -18,6 +18,8 @@ extension Future {
     ///   once (and released) and called once with `CancellationError`. A token that is already
     ///   cancelled wins even over a result that already exists. The future itself is not completed
     ///   by that cancellation; other continuations are unaffected.
+    /// - If it is cancelled after the future completed but before `f` started (its job still
+    ///   queued on `context`), `f` gets `CancellationError` instead of the result.
     /// - Racing completion and cancellation, exactly one of the two reaches `f`.
     ///
     /// - Parameters:

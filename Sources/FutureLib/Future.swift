@@ -316,7 +316,12 @@ public final class Future<Value: Sendable>: Sendable {
     @inline(never) @usableFromInline
     func releaseContinuations() {
         guard state.holdsContinuations, let waiting = state.takeWaiting() else { return }
-        DeferredRelease.release(waiting)
+        // `consume`: moved into the queue. A copy would leave this binding holding the chain until
+        // the function returns, after the outermost release has drained the queue, so the next
+        // future's `deinit` would run from here, nested, one frame deeper per stage (a debug
+        // build did: a chain on a future that never completed, released at once from its root,
+        // overflowed the stack).
+        DeferredRelease.release(consume waiting)
     }
 
     /// Fails the future with ``FutureError/brokenPromise``, naming the site its pending state

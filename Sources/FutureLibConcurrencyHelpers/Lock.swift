@@ -12,7 +12,7 @@ public import Synchronization  // public: `Lock` is inlinable into clients
 /// rather than a read-modify-write: on x86-64 both the acquiring load and the releasing store are
 /// a plain `mov`, and on arm64 an `ldarb`/`stlrb` beside a lock that already fences; and the byte
 /// lands in padding. (A pthread mutex, which TSan also sees, costs more instructions and an
-/// allocation of its own; the figures are in Documentation/Guarantees.md, "Figures".)
+/// allocation of its own; the figures are in Documentation/Performance.md, "Figures behind the guarantees".)
 ///
 /// Inlinable, so that FutureLib's generic code using it is specialized in the client.
 @usableFromInline

@@ -106,7 +106,7 @@ func blockingValue(of future: Future<Int>) -> Int? {
 }
 
 extension Attacks {
-    @Suite(.serialized, .timeLimit(.minutes(5)))
+    @Suite(.serialized, .timeLimit(.minutes(AttackLimit.minutes(5))))
     struct BlockingAttacks {
         @Test func `value() in more default work than there are threads, completed by default work`() async {
             report(

@@ -114,7 +114,7 @@ enum Bridges {
 }
 
 extension Attacks {
-    @Suite(.serialized, .timeLimit(.minutes(5)))
+    @Suite(.serialized, .timeLimit(.minutes(AttackLimit.minutes(5))))
     struct BridgeAttacks {
         @Test func `withCancellation with tokens cancelled before, during and after`() async {
             report(

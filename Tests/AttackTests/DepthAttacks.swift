@@ -1,71 +1,20 @@
 import Cancellation
 import FutureLib
+import TestCombinators
 import Testing
 
 // Depth: every chain a user can build, 10⁵ deep in `make test` (10⁶ under `make stress`), built,
 // completed, cancelled and released on a thread with a 512 KB stack, in each direction. Each case
 // runs in a child process (an exit test): a stack overflow fails that case, not the run.
 
-/// One stage of a future chain: what it builds on `future`, and what it adds to the value.
-enum FutureStage: String, CaseIterable, Sendable, Codable {
-    case map, flatMap, filter, transform, transformResult, mapError, andThen, recover, recoverWith, ensure, hop,
-        zip, onCompletePromise, resolveWith
-
-    /// How much one stage adds to the chain's value when it succeeds.
-    var increment: Int {
-        switch self {
-        case .map, .flatMap, .transform, .transformResult: 1
-        default: 0
-        }
-    }
-
-    func apply(to future: Future<Int>, token: CancellationToken) -> Future<Int> {
-        switch self {
-        case .map: future.map(on: .synchronous, cancellationToken: token) { $0 + 1 }
-        case .flatMap: future.flatMap(on: .synchronous, cancellationToken: token) { Future(value: $0 + 1) }
-        case .filter: future.filter(on: .synchronous, cancellationToken: token) { _ in true }
-        case .transform:
-            future.transform(on: .synchronous, cancellationToken: token, success: { $0 + 1 }, failure: { $0 })
-        case .transformResult: future.transform(on: .synchronous, cancellationToken: token) { $0.map { $0 + 1 } }
-        case .mapError: future.mapError(on: .synchronous, cancellationToken: token) { $0 }
-        case .andThen: future.andThen(on: .synchronous, cancellationToken: token) { _ in }
-        case .recover: future.recover(on: .synchronous, cancellationToken: token) { _ in -1 }
-        case .recoverWith: future.recoverWith(on: .synchronous, cancellationToken: token) { _ in Future(value: -1) }
-        case .ensure: future.ensure(on: .synchronous, cancellationToken: token) {}
-        case .hop: future.hop(to: .synchronous, cancellationToken: token)
-        case .zip:
-            future.zip(Future(value: 0), on: .synchronous, cancellationToken: token).map(on: .synchronous) { $0.0 }
-        case .onCompletePromise:
-            // A continuation that completes the next promise: what a wrapped callback API does.
-            {
-                let next = Promise<Int>()
-                future.onComplete(on: .synchronous, cancellationToken: token) { next.resolve($0) }
-                return next.future
-            }()
-        case .resolveWith:
-            {
-                let next = Promise<Int>()
-                next.resolve(with: future)
-                return next.future
-            }()
-        }
-    }
-}
-
-/// An execution context that drops every job: a future whose work was given to it never
-/// completes (as a wrapped callback API that dropped its callback).
-struct DroppingContext: ExecutionContext {
-    func execute(_ work: @escaping @Sendable () -> Void) {}
-}
-
 enum FutureDepth {
     /// Builds `depth` stages on a pending root, completes the root, checks the tail's value.
-    static func completes(_ stage: FutureStage) {
+    static func completes(_ stage: FutureCombinator) {
         let depth = AttackSize.depth
         onSmallStack {
             let root = Promise<Int>()
             var tail = root.future
-            for _ in 0..<depth { tail = stage.apply(to: tail, token: .none) }
+            for _ in 0..<depth { tail = stage.apply(to: tail) }
             root.fulfill(0)
             guard case .success(let value)? = tail.result, value == depth * stage.increment else {
                 fatalError("\(stage): the tail has \(String(describing: tail.result))")
@@ -75,14 +24,14 @@ enum FutureDepth {
 
     /// Builds `depth` stages, each with the one token, then cancels it: the tail fails.
     /// (`resolve(with:)` takes no token: its chain has no cancelling direction.)
-    static func cancels(_ stage: FutureStage) {
+    static func cancels(_ stage: FutureCombinator) {
         guard stage != .resolveWith else { return }
         let depth = AttackSize.depth
         onSmallStack {
             let root = Promise<Int>()
             let request = CancellationRequest()
             var tail = root.future
-            for _ in 0..<depth { tail = stage.apply(to: tail, token: request.token) }
+            for _ in 0..<depth { tail = stage.apply(to: tail, cancellationToken: request.token) }
             request.cancel()
             guard case .failure(let error)? = tail.result,
                 error is CancellationError || stage == .recover
@@ -96,20 +45,22 @@ enum FutureDepth {
         }
     }
 
-    /// Builds `depth` stages on a future that never completes, then releases the whole chain.
-    static func releases(_ stage: FutureStage) {
+    /// Builds `depth` stages on a future that never completes, then releases the whole chain at
+    /// once, from its root.
+    static func releases(_ stage: FutureCombinator) {
         let depth = AttackSize.depth
         let counter = ReleaseCounter()
         onSmallStack {
-            var tail = Future<Int>(on: DroppingContext()) { 0 }
+            let root = Future<Int>(on: DroppingContext()) { 0 }
             let probe = counter.make()
-            tail = tail.map(on: .synchronous) {
+            var tail = root.map(on: .synchronous) {
                 probe.touch()
                 return $0
             }
-            for _ in 0..<depth { tail = stage.apply(to: tail, token: .none) }
+            for _ in 0..<depth { tail = stage.apply(to: tail) }
             _ = consume tail
             _ = consume probe
+            _ = consume root  // the last reference to the whole chain
         }
         guard counter.released == 1 else { fatalError("\(stage): the chain was not released") }
     }
@@ -117,20 +68,21 @@ enum FutureDepth {
     /// Builds `depth` stages on a future that never completes, each with a token that is never
     /// cancelled, then releases the chain and the request: once the token can no longer fire,
     /// nothing can observe the chain, and all of it is released.
-    static func releasesWithToken(_ stage: FutureStage) {
+    static func releasesWithToken(_ stage: FutureCombinator) {
         let depth = AttackSize.depth
         let counter = ReleaseCounter()
         onSmallStack {
             let request = CancellationRequest()
-            var tail = Future<Int>(on: DroppingContext()) { 0 }
+            let root = Future<Int>(on: DroppingContext()) { 0 }
             let probe = counter.make()
-            tail = tail.map(on: .synchronous, cancellationToken: request.token) {
+            var tail = root.map(on: .synchronous, cancellationToken: request.token) {
                 probe.touch()
                 return $0
             }
-            for _ in 0..<depth { tail = stage.apply(to: tail, token: request.token) }
+            for _ in 0..<depth { tail = stage.apply(to: tail, cancellationToken: request.token) }
             _ = consume tail
             _ = consume probe
+            _ = consume root
             _ = consume request
         }
         guard counter.released == 1 else { fatalError("\(stage): the chain was not released") }
@@ -283,14 +235,14 @@ enum CancellationDepth {
 }
 
 extension Attacks {
-    @Suite(.serialized, .timeLimit(.minutes(10)))
+    @Suite(.serialized, .timeLimit(.minutes(AttackLimit.minutes(10))))
     struct ScaleDepthAttacks {
         // Exit tests capture no values here: each body names its case as a literal.
 
         @Test func `a future chain of every combinator completes`() async {
             report(
                 await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
-                    for stage in FutureStage.allCases { FutureDepth.completes(stage) }
+                    for stage in FutureCombinator.chainStages { FutureDepth.completes(stage) }
                 }
             )
         }
@@ -298,7 +250,7 @@ extension Attacks {
         @Test func `a future chain of every combinator is cancelled by its one token`() async {
             report(
                 await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
-                    for stage in FutureStage.allCases { FutureDepth.cancels(stage) }
+                    for stage in FutureCombinator.chainStages { FutureDepth.cancels(stage) }
                 }
             )
         }
@@ -306,7 +258,7 @@ extension Attacks {
         @Test func `a future chain of every combinator on a future that never completes is released`() async {
             report(
                 await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
-                    for stage in FutureStage.allCases { FutureDepth.releases(stage) }
+                    for stage in FutureCombinator.chainStages { FutureDepth.releases(stage) }
                 }
             )
         }
@@ -314,7 +266,7 @@ extension Attacks {
         @Test func `a future chain with a live token on a future that never completes is released`() async {
             report(
                 await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
-                    for stage in FutureStage.allCases { FutureDepth.releasesWithToken(stage) }
+                    for stage in FutureCombinator.chainStages { FutureDepth.releasesWithToken(stage) }
                 }
             )
         }

@@ -179,7 +179,7 @@ enum ExtremeValues {
 }
 
 extension Attacks {
-    @Suite(.serialized, .timeLimit(.minutes(5)))
+    @Suite(.serialized, .timeLimit(.minutes(AttackLimit.minutes(5))))
     struct ExtremeValueAttacks {
         @Test
         func `cancelAfter and cancel(after:) take every duration`() async {

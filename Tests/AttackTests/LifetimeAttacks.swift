@@ -1,6 +1,7 @@
 import Cancellation
 import Foundation
 import FutureLib
+import TestCombinators
 import Testing
 
 // Nothing unobservable kept: a stream stage that nobody holds and nobody subscribes to is
@@ -10,7 +11,7 @@ import Testing
 
 enum Lifetimes {
     /// How many stages or derived futures the memory loops make: 10⁶ under `make stress`.
-    static let loop = AttackSize.isStress ? 1_000_000 : AttackSize.isSanitized ? 10_000 : 100_000
+    static let loop = AttackSize.isStress ? 1_000_000 : AttackSize.isSanitized ? 10_000 : 20_000
 
     /// Makes and drops `loop` `map` stages on one long-lived stream; prints the resident set
     /// before and after and fails when a stage or its closure was kept.
@@ -204,7 +205,7 @@ extension Lifetimes {
 }
 
 extension Attacks {
-    @Suite(.serialized, .timeLimit(.minutes(5)))
+    @Suite(.serialized, .timeLimit(.minutes(AttackLimit.minutes(5))))
     struct LifetimeAttacks {
         @Test func `a stream stage made and dropped without a subscriber is released, closure and captures`() {
             let promise = StreamPromise<Int>(capacity: 1)

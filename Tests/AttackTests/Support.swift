@@ -13,13 +13,13 @@ import Darwin
 // (no `@testable`, no TestSupport, which sees `package` symbols), so everything it needs is here.
 
 /// How deep the depth attacks build their chains: 10⁶ under `make stress`
-/// (`FUTURELIB_STRESS_ITERATIONS` set), 10⁵ in `make test`, 2×10⁴ under a sanitizer, whose
-/// frames are several times larger and whose loops run far slower. Every one of them is far
-/// beyond what recursion survives on a 512 KB stack (about a thousand stream stages).
+/// (`FUTURELIB_STRESS_ITERATIONS` set), 2×10⁴ in `make test` and under a sanitizer (whose frames
+/// are several times larger). Every one of them is far beyond what recursion survives on a
+/// 512 KB stack (about a thousand stream stages).
 enum AttackSize {
     static let isStress = ProcessInfo.processInfo.environment["FUTURELIB_STRESS_ITERATIONS"] != nil
 
-    static let depth = isStress ? 1_000_000 : isSanitized ? 20_000 : 100_000
+    static let depth = isStress ? 1_000_000 : 20_000
 
     /// Whether this process runs under ThreadSanitizer or AddressSanitizer (told from the symbols
     /// their runtimes add, so the suite is built as a user builds it).
@@ -150,3 +150,15 @@ struct AttackError: Error, Equatable {}
 /// The attack suites, one at a time: their cases run in child processes that each take a core for
 /// seconds, and several at once would starve the rest of the test run.
 @Suite(.serialized) enum Attacks {}
+
+/// Minutes for an attack suite's `.timeLimit`, a guard against a hang that never measures a time:
+/// `minutes` on a quiet machine, times the load per processor when the run started, so that a
+/// machine busy with other work does not fail a slow but correct run.
+enum AttackLimit {
+    static func minutes(_ minutes: Int) -> Int {
+        var load = [0.0]
+        guard getloadavg(&load, 1) == 1 else { return minutes }
+        let perProcessor = load[0] / Double(max(1, ProcessInfo.processInfo.activeProcessorCount))
+        return Int((Double(minutes) * max(1, perProcessor)).rounded(.up))
+    }
+}

@@ -294,9 +294,27 @@ func sleepUnderDeadline() async throws {
     }
 
     @Test func waitingReturnsOnCancel() async {
+        // Returns once cancellation is requested, not before.
         let request = CancellationRequest()
+        let token = request.token
+        let serving = Task {
+            await serve(until: token)
+            return token.isCancellationRequested
+        }
         request.cancel()
+        #expect(await serving.value)
+        // Already cancelled: returns at once.
         await serve(until: request.token)
+        // "Or the task is cancelled": the token stays uncancelled.
+        let other = CancellationRequest()
+        let otherToken = other.token
+        let cancelledTask = Task {
+            await serve(until: otherToken)
+            return otherToken.isCancellationRequested
+        }
+        cancelledTask.cancel()
+        #expect(await cancelledTask.value == false)
+        #expect(otherToken.registrationCount == 0)  // the wait left nothing on the token
     }
 
     @Test func handlersRunNewestFirst() {

@@ -128,7 +128,8 @@ func fromConcurrency() -> Future<[String]> {
 
 // MARK: - From BrightFutures
 
-func fromBrightFutures(id: Int, ui: DispatchQueue) {
+/// `print` is a parameter only so that the test can see what the guide's code prints, and where.
+func fromBrightFutures(id: Int, ui: DispatchQueue, print: @escaping @Sendable (Any) -> Void = { Swift.print($0) }) {
     fetchUser(id)
         .flatMap { user in fetchPosts(user.id) }
         .onComplete(on: ui) { result in  // was .onSuccess(DispatchQueue.main.context) … .onFailure
@@ -145,6 +146,7 @@ final class ImageCell: Sendable {
     private let shown = Mutex<Image?>(nil)
 
     var image: Image? { shown.withLock { $0 } }
+    var token: CancellationToken { request.withLock { $0.token } }  // for the test
 
     func prepareForReuse() {
         let previous = request.withLock { request in
@@ -257,7 +259,7 @@ func fromTPL(id: Int) async throws -> String {
         #expect(throws: Errors.invalidResponse) { try invalid.result?.get() }
     }
 
-    @Test(.timeLimit(.minutes(1))) func futuraHandlersRunOnTheQueueTheyName() async throws {
+    @Test(.timeLimit(.minutes(HangLimit.minutes(1)))) func futuraHandlersRunOnTheQueueTheyName() async throws {
         let ui = DispatchQueue(label: "ui")
         ui.setSpecific(key: uiKey, value: 1)
         var presented = presentedOnUI.stream.values.makeAsyncIterator()
@@ -305,11 +307,114 @@ func fromTPL(id: Int) async throws -> String {
         }
     }
 
-    @Test func brightFutures() async throws {
-        fromBrightFutures(id: 1, ui: DispatchQueue(label: "ui"))
+    @Test(.timeLimit(.minutes(1))) func brightFutures() async throws {
+        // The chain: onComplete gets the posts, on the queue it was given.
+        let ui = DispatchQueue(label: "ui")
+        let key = DispatchSpecificKey<Bool>()
+        ui.setSpecific(key: key, value: true)
+        let printed = Promise<String>()
+        fromBrightFutures(id: 1, ui: ui) { line in
+            printed.fulfill("\(line) on ui: \(DispatchQueue.getSpecific(key: key) == true)")
+        }
+        #expect(try await printed.future.value() == "1 on ui: true")
+
+        // The cell: a shown image arrives; reuse cancels the request the earlier show used and gives a new one.
+        let user = User(id: 1, name: "a", age: 30)
         let cell = ImageCell()
-        cell.show(User(id: 1, name: "a", age: 30), on: .synchronous)
+        let first = cell.token
+        cell.show(user, on: .synchronous)
+        let expected = render(try await download(user.avatarURL).value())
+        while cell.image != expected { try await Task.sleep(for: .milliseconds(1)) }  // the time limit bounds it
         cell.prepareForReuse()
+        #expect(first.isCancellationRequested)
+        #expect(!cell.token.isCancellationRequested && cell.token != first)
+    }
+
+    /// The differences the BrightFutures rows of Migration.md state, each checked.
+    @Suite(.timeLimit(.minutes(1))) struct BrightFuturesDifferences {
+        enum Late: Error { case first, second }
+
+        @Test func failFastInTimeNotInInputOrder() async throws {
+            let first = Promise<Int>()
+            let second = Promise<Int>()
+            let all = [first.future, second.future].sequence()
+            let both = first.future.zip(second.future)
+            let folded = [first.future, second.future].fold(initial: 0) { $0 + $1 }
+            let traversed = [first.future, second.future].traverse { $0 }
+            second.reject(Late.second)  // the later input fails first
+            await #expect(throws: Late.second) { try await all.value() }
+            await #expect(throws: Late.second) { try await both.value() }
+            await #expect(throws: Late.second) { try await folded.value() }
+            await #expect(throws: Late.second) { try await traversed.value() }
+            first.reject(Late.first)
+        }
+
+        @Test func errorsPassUnwrappedAndAnInvalidatedTokenIsCancellation() async throws {
+            await #expect(throws: PhoneError.noAnswer) {
+                try await Future<Int>(error: PhoneError.noAnswer).map { $0 }.value()
+            }
+            let request = CancellationRequest()
+            let pending = Promise<Int>()
+            let derived = pending.future.map(cancellationToken: request.token) { $0 }
+            request.cancel()  // was token.invalidate()
+            await #expect(throws: CancellationError.self) { try await derived.value() }
+            let promise = Promise<Int>()
+            #expect(promise.tryFulfill(1))
+            #expect(!promise.tryFulfill(2))  // was BrightFuturesError.illegalState
+            #expect(try await promise.future.value() == 1)
+        }
+
+        @MainActor @Test func mainActorRunsLaterEvenOnTheMainActor() async throws {
+            let ran = Promise<Bool>()
+            Future(value: 1).onSuccess(on: .mainActor) { _ in ran.fulfill(true) }
+            #expect(ran.future.result == nil)  // ImmediateOnMainExecutionContext would have run it here
+            #expect(try await ran.future.value())
+        }
+
+        @Test func callbacksOfOneFutureOnAConcurrentContextMayOverlap() async throws {
+            let promise = Promise<Int>()
+            let meeting = CancellationRequest()
+            let arrived = Atomic(0)
+            let overlapped = Promise<Bool>()
+            for _ in 0..<2 {
+                promise.future.onSuccess(on: .default) { _ in
+                    if arrived.add(1, ordering: .acquiringAndReleasing).newValue == 2 {
+                        meeting.cancel()
+                    } else {
+                        // A library wait: the pool runs the other callback meanwhile, at the same time as this one.
+                        overlapped.fulfill(meeting.token.wait(timeout: .seconds(30)))
+                    }
+                }
+            }
+            promise.fulfill(1)
+            #expect(try await overlapped.future.value())
+        }
+
+        @Test func delayMaterializeFallbacksAndResults() async throws {
+            let clock = ManualClock()
+            let value = Future(value: 5).flatMap { value in Future(value: value, after: .seconds(1), clock: clock) }
+            let failure = Future<Int>(error: PhoneError.noAnswer)
+                .flatMap { value in Future(value: value, after: .seconds(1), clock: clock) }
+                .recoverWith { error in
+                    Future(value: (), after: .seconds(1), clock: clock).map { _ -> Int in throw error }
+                }
+            await clock.waitForPendingTimers(2)
+            #expect(value.result == nil && failure.result == nil)
+            clock.advance(by: .seconds(1))
+            #expect(try await value.value() == 5)
+            await #expect(throws: PhoneError.noAnswer) { try await failure.value() }
+
+            let materialized = Future<Int>(error: PhoneError.noAnswer).transform { result in .success(result) }
+            let outcome = try await materialized.value()
+            #expect(throws: PhoneError.noAnswer) { try outcome.get() }
+            #expect(try await Future<Int>(error: PhoneError.noAnswer).recover { _ in 0 }.value() == 0)  // was ?? 0
+            let parsed = Future(value: "8080").map { text in try Result { try parsePort(text) }.get() }
+            #expect(try await parsed.value() == 8080)
+            let other = Future(value: 3)
+            let promise = Promise<Int>()
+            promise.resolve(with: other)  // was Future(other:)
+            #expect(try await promise.future.value() == 3)
+        }
     }
 
     @Test func promiseKitNIOAndTPL() async throws {

@@ -61,7 +61,7 @@ private final class Seen: Sendable {
     }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(1))))
 struct StreamsGuideExamples {
     @Test func `a promise finished at once is an empty stream; one kept and never finished never ends`() {
         let nothing = StreamPromise<Int>(capacity: 0)

@@ -82,7 +82,7 @@ func tasksAndFutures(request: CancellationRequest) async throws -> Int {
     return age
 }
 
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct Swift6ActorsExamples {
     @Test @MainActor func `the view model's title and avatar are set on the main actor`() async throws {
         let model = ProfileViewModel()

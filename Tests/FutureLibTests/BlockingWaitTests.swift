@@ -1,5 +1,6 @@
 import Foundation
 import FutureLib
+import Synchronization
 import TestSupport
 import Testing
 
@@ -28,6 +29,50 @@ struct BlockingWaitTests {
         DefaultExecutionContext().execute { request.cancel() }
         let cancelled = try await waits.sequence().value()
         #expect(cancelled == Array(repeating: true, count: waiters))  // none timed out
+    }
+
+    @Test func `unregisterAndWait() in .default work lets the running handler get a pool thread`() async throws {
+        // More waiters than the pool keeps runnable threads (one per processor, at least two), each
+        // in `unregisterAndWait()` for a handler running on a thread of the test's; the handler then
+        // needs a pool thread twice: for the waiters queued behind the first ones to reach their
+        // wait, and for a `.default` future it waits for. Both run only if the pool starts a thread
+        // for each blocked waiter (before, all of them timed out: the pool never knew).
+        let waiters = max(2, ProcessInfo.processInfo.activeProcessorCount) + 4
+        let request = CancellationRequest()
+        let arrived = Atomic<Int>(0)
+        let allArrived = DispatchSemaphore(value: 0)
+        let outcome = Locked<(allArrived: Bool, inner: Int?)>((false, nil))
+        let registration = Locked<CancellationRegistration?>(nil)
+        let handlerStarted = DispatchSemaphore(value: 0)
+        let waits = Locked<[Future<Bool>]>([])
+        registration.withLock {
+            $0 = request.token.onCancel {
+                handlerStarted.signal()
+                let all = allArrived.wait(timeout: .now() + 30) == .success
+                let inner = try? Future(on: .default) { 42 }.value(timeout: .seconds(30))
+                outcome.withLock { $0 = (all, inner) }
+            }
+        }
+        await onDedicatedThread {
+            let canceller = Thread { request.cancel() }
+            canceller.start()
+            handlerStarted.wait()  // the handler runs on `canceller` from here on
+            let registration = registration.value!
+            waits.withLock {
+                $0 = (0..<waiters).map { _ in
+                    Future<Bool>(on: .default) {
+                        if arrived.add(1, ordering: .relaxed).newValue == waiters { allArrived.signal() }
+                        registration.unregisterAndWait()
+                        return true
+                    }
+                }
+            }
+        }
+        let returned = try await waits.value.sequence().value()
+        #expect(returned.count == waiters)
+        let (all, inner) = outcome.value
+        #expect(all, "only \(arrived.load(ordering: .relaxed)) of \(waiters) waiters got a pool thread")
+        #expect(inner == 42)
     }
 
     @Test func `every blocking wait in a job of a serial LimitedExecutionContext lets the work queued behind it run`()

@@ -1,5 +1,6 @@
 import Dispatch
 import FutureLib
+import TestCombinators
 import TestSupport
 import Testing
 
@@ -603,5 +604,42 @@ extension FutureCallbacksTests {
             request.cancel()
             #expect(try await sawCancellation.future.value())
         }
+    }
+}
+
+// MARK: - Async closures and the main actor, across the continuations
+
+extension FutureCallbacksTests.AsyncClosures {
+    @Test(arguments: [FutureCombinator.onSuccess, .onComplete])
+    func `every async closure form is cancelled by its token mid-await: the task sees it, a result fails at once`(
+        form: FutureCombinator
+    ) async throws {
+        try await expectAsyncFormCancelledMidAwait(form)
+    }
+
+    @Test func `async onSuccess and onComplete on .mainActor run on the main actor`() async throws {
+        let source = Future(value: 2)
+        @MainActor func check() { MainActor.assertIsolated() }
+        let done = Promise<Void>()
+        source.onSuccess(on: .mainActor) { _ in
+            await Task.yield()
+            check()
+            source.onComplete(on: .mainActor) { _ in
+                await Task.yield()
+                check()
+                done.fulfill(())
+            }
+        }
+        try await done.future.value()
+    }
+}
+
+extension FutureCallbacksTests.OnMainActor {
+    @Test func `the main actor runs during swift test (the main queue is serviced)`() async {
+        @MainActor func onMain() -> Bool {
+            MainActor.assertIsolated()
+            return true
+        }
+        #expect(await onMain())
     }
 }

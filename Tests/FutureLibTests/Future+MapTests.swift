@@ -3,6 +3,7 @@ import Dispatch
 import FutureLib
 import FutureLibConcurrencyHelpers
 import Synchronization
+import TestCombinators
 import TestSupport
 import Testing
 
@@ -20,23 +21,12 @@ struct FutureMapTests {
         #expect(!called.isSet)
     }
 
-    @Test(
-        "a throwing closure fails the result with its error",
-        arguments: ["map", "flatMap", "filter", "transform", "recover", "recoverWith"]
-    )
-    func throwingClosureFails(_ combinator: String) async {
-        let ok = Future(value: 1)
-        let bad = Future<Int>(error: SampleError(code: 0))
-        let future: Future<Int> =
-            switch combinator {
-            case "map": ok.map { _ in throw SampleError(code: 2) }
-            case "flatMap": ok.flatMap { _ -> Future<Int> in throw SampleError(code: 2) }
-            case "filter": ok.filter { _ in throw SampleError(code: 2) }
-            case "transform": ok.transform(success: { _ -> Int in throw SampleError(code: 2) }, failure: { $0 })
-            case "recover": bad.recover { _ in throw SampleError(code: 2) }
-            default: bad.recoverWith { _ -> Future<Int> in throw SampleError(code: 2) }
-            }
-        await #expect(throws: SampleError(code: 2)) { try await future.value() }
+    @Test("a throwing closure fails the result with its error", arguments: FutureCombinator.throwing)
+    func throwingClosureFails(_ combinator: FutureCombinator) async {
+        let source = combinator.handlesErrors ? Future<Int>(error: SampleError(code: 0)) : Future(value: 1)
+        let future = combinator.applyThrowing(SampleError(code: 2), to: source)
+        #expect(future != nil)
+        await #expect(throws: SampleError(code: 2)) { try await future?.value() }
     }
 
     @Test("flatMap continues with the inner future's result")
@@ -140,9 +130,9 @@ struct FutureMapTests {
 
     @Test(
         "every combinator runs its closure exactly once, on the context given as on:",
-        arguments: ["map", "flatMap", "filter", "transform", "mapError", "andThen", "recover", "recoverWith"]
+        arguments: FutureCombinator.deriving
     )
-    func combinatorClosureRunsOnContext(_ combinator: String) async {
+    func combinatorClosureRunsOnContext(_ combinator: FutureCombinator) async {
         let queue = DispatchQueue(label: "FutureLibTests.combinator-context")
         let key = DispatchSpecificKey<Bool>()
         queue.setSpecific(key: key, value: true)
@@ -150,8 +140,7 @@ struct FutureMapTests {
         let mark: @Sendable () -> Void = { calls.withLock { $0.append(DispatchQueue.getSpecific(key: key) ?? false) } }
         let value = Promise<Int>()
         let error = Promise<Int>()
-        let errorFirst = ["mapError", "recover", "recoverWith"].contains(combinator)
-        let future = combined(combinator, on: errorFirst ? error.future : value.future, context: queue, mark: mark)
+        let future = combinator.apply(to: combinator.handlesErrors ? error.future : value.future, on: queue, mark)
         // Completed from this task, off the queue: the closure must still run on the queue.
         value.fulfill(1)
         error.reject(SampleError())
@@ -164,9 +153,9 @@ struct FutureMapTests {
 
     @Test(
         "a cancelled token completes the result with CancellationError promptly and never calls the closure",
-        arguments: ["map", "flatMap", "filter", "transform", "mapError", "andThen", "recover", "recoverWith", "hop"]
+        arguments: FutureCombinator.deriving + [.hop]
     )
-    func cancelledTokenFailsPromptly(_ combinator: String) async {
+    func cancelledTokenFailsPromptly(_ combinator: FutureCombinator) async {
         for alreadyCancelled in [true, false] {
             let source = Promise<Int>()
             let request = CancellationRequest()
@@ -174,7 +163,7 @@ struct FutureMapTests {
             let called = CallFlag()
             let token = request.token
             let mark: @Sendable () -> Void = { called.set() }
-            let future = combined(combinator, on: source.future, cancellationToken: token, mark: mark)
+            let future = combinator.apply(to: source.future, on: .default, cancellationToken: token, mark)
             if !alreadyCancelled {
                 #expect(!future.isCompleted)
                 request.cancel()
@@ -398,7 +387,7 @@ extension FutureMapTests {
         for request in requests { #expect(request.token.stripeRegistrations()) }
         var held: [Future<Int>] = []
         for (index, request) in requests.enumerated() {
-            let source = Future<Int>(on: LifetimeTests.DroppingContext()) { 0 }
+            let source = Future<Int>(on: DroppingContext()) { 0 }
             let tracked = (counter.make(), counter.make())
             let mapped = source.map(on: .synchronous, cancellationToken: request.token) { value in
                 tracked.0.touch()
@@ -415,5 +404,123 @@ extension FutureMapTests {
         #expect(counter.deallocated == 100)
         held.removeAll()  // the others stayed on their sources, which could still complete
         #expect(counter.deallocated == 200)
+    }
+}
+
+// MARK: - Async closures: which form, values and errors, cancellation, where the task runs
+
+extension FutureMapTests.AsyncClosures {
+    @Test
+    func `a closure with no await picks the synchronous form; one that awaits, or says async, the async form`()
+        async throws
+    {
+        let source = Future(value: 1)
+        #expect(try await source.map { _ in inTask() }.value() == false)
+        #expect(
+            try await source.map { _ in
+                await Task.yield()
+                return inTask()
+            }.value() == true
+        )
+        #expect(try await source.map { _ async in inTask() }.value() == true)
+        #expect(try await source.map(on: .mainActor) { _ in inTask() }.value() == false)
+        #expect(try await source.map(on: .mainActor) { _ async in inTask() }.value() == true)
+    }
+
+    @Test func `async map and flatMap give the closure's value or error`() async throws {
+        let source = Future(value: 2)
+        let failed = Future<Int>(error: SampleError(code: 3))
+        #expect(
+            try await source.map { value in
+                await Task.yield()
+                return value * 10
+            }.value() == 20
+        )
+        #expect(
+            try await source.flatMap { value in
+                await Task.yield()
+                return Future(value: value + 1)
+            }.value() == 3
+        )
+        await #expect(throws: SampleError(code: 3)) {
+            try await failed.map { v in
+                await Task.yield()
+                return v
+            }.value()
+        }
+        let thrown = source.map { _ async throws -> Int in throw SampleError(code: 6) }
+        await #expect(throws: SampleError(code: 6)) { try await thrown.value() }
+    }
+
+    @Test func `an async map given a cancelled token fails at once and never starts its closure`() async {
+        let calls = CallFlag()
+        let mapped = Promise<Int>().future.map(cancellationToken: .cancelled) { value in
+            calls.set()
+            await Task.yield()
+            return value
+        }
+        #expect(isCancellation(mapped.result))
+        #expect(!calls.isSet)
+    }
+
+    @Test(arguments: [FutureCombinator.map, .flatMap])
+    func `every async closure form is cancelled by its token mid-await: the task sees it, a result fails at once`(
+        form: FutureCombinator
+    ) async throws {
+        try await expectAsyncFormCancelledMidAwait(form)
+    }
+
+    @Test func `async map and flatMap on .mainActor run on the main actor`() async throws {
+        let source = Future(value: 2)
+        @MainActor func check() { MainActor.assertIsolated() }
+        #expect(
+            try await source.map(on: .mainActor) { v in
+                await Task.yield()
+                check()
+                return v
+            }.value() == 2
+        )
+        let flat = source.flatMap(on: .mainActor) { v in
+            await Task.yield()
+            check()
+            return Future(value: v)
+        }
+        #expect(try await flat.value() == 2)
+    }
+
+    @Test func `async combinators on a serial queue run their task's jobs there`() async throws {
+        let queue = ProbedQueue(label: "FutureAsyncClosuresTests.serial")
+        let onQueue = try await Future(value: 1).map(on: queue.queue) { _ in
+            let before = queue.isCurrent
+            await Task.yield()
+            return before && queue.isCurrent
+        }.value()
+        #expect(onQueue)
+    }
+}
+
+// MARK: - On the main actor
+
+extension FutureMapTests {
+    /// `on: .mainActor`: the family's closures on the main actor.
+    @Suite struct OnMainActor {
+        @Test func `a .mainActor combinator given a cancelled token fails at once without calling its closure`() async {
+            let calls = CallFlag()
+            let mapped = Promise<Int>().future.map(on: .mainActor, cancellationToken: .cancelled) { value in
+                calls.set()
+                return value
+            }
+            #expect(isCancellation(mapped.result))
+            #expect(!calls.isSet)
+        }
+
+        @Test(arguments: [FutureCombinator.map, .flatMap, .filter, .transform, .transformResult, .mapError, .andThen])
+        func `every combinator on .mainActor runs its closure on the main actor`(_ combinator: FutureCombinator) async {
+            await expectClosureOnMainActor(combinator)
+        }
+
+        @Test func `hop accepts .mainActor`() async throws {
+            #expect(try await Future(value: 1).hop(to: .mainActor).value() == 1)
+        }
     }
 }

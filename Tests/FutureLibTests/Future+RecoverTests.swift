@@ -1,4 +1,5 @@
 import FutureLib
+import TestCombinators
 import TestSupport
 import Testing
 
@@ -38,6 +39,90 @@ extension FutureRecoverTests {
                 try await cancelled.recover(on: cache) { _, _ in 0 }.value()
             }
             #expect(try await cancelled.recover(on: cache, policy: .allErrors) { _, _ in 7 }.value() == 7)
+        }
+    }
+}
+
+// MARK: - Async closures
+
+extension FutureRecoverTests {
+    /// Async closures in `recover` and `recoverWith`.
+    @Suite struct AsyncClosures {
+        @Test func `async recover and recoverWith give the closure's value, and pass a value on`() async throws {
+            let source = Future(value: 2)
+            let failed = Future<Int>(error: SampleError(code: 3))
+            #expect(
+                try await failed.recover { _ in
+                    await Task.yield()
+                    return 4
+                }.value() == 4
+            )
+            #expect(
+                try await failed.recoverWith { _ in
+                    await Task.yield()
+                    return Future(value: 5)
+                }.value() == 5
+            )
+            #expect(
+                try await source.recover { _ in
+                    await Task.yield()
+                    return 0
+                }.value() == 2
+            )
+        }
+
+        @Test func `an async recover whose token is cancelled first fails at once and never starts its closure`() async
+        {
+            let calls = CallFlag()
+            let pending = Promise<Int>()
+            let request = CancellationRequest()
+            let recovered = pending.future.recover(cancellationToken: request.token) { _ in
+                calls.set()
+                await Task.yield()
+                return 0
+            }
+            request.cancel()
+            #expect(isCancellation(recovered.result))  // the token's cancellation is not recovered
+            pending.reject(SampleError())
+            #expect(isCancellation(await settled(recovered)))
+            #expect(!calls.isSet)
+        }
+
+        @Test(arguments: [FutureCombinator.recover, .recoverWith])
+        func `every async closure form is cancelled by its token mid-await: the task sees it, a result fails at once`(
+            form: FutureCombinator
+        ) async throws {
+            try await expectAsyncFormCancelledMidAwait(form)
+        }
+
+        @Test func `async recover and recoverWith on .mainActor run on the main actor`() async throws {
+            @MainActor func check() { MainActor.assertIsolated() }
+            let failed = Future<Int>(error: SampleError())
+            #expect(
+                try await failed.recover(on: .mainActor) { _ in
+                    await Task.yield()
+                    check()
+                    return 1
+                }.value() == 1
+            )
+            let fallback = failed.recoverWith(on: .mainActor) { _ in
+                await Task.yield()
+                check()
+                return Future(value: 1)
+            }
+            #expect(try await fallback.value() == 1)
+        }
+    }
+}
+
+// MARK: - On the main actor
+
+extension FutureRecoverTests {
+    /// `on: .mainActor`: `recover` and `recoverWith` on the main actor.
+    @Suite struct OnMainActor {
+        @Test(arguments: [FutureCombinator.recover, .recoverWith])
+        func `every combinator on .mainActor runs its closure on the main actor`(_ combinator: FutureCombinator) async {
+            await expectClosureOnMainActor(combinator)
         }
     }
 }

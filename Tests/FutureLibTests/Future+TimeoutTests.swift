@@ -102,3 +102,11 @@ func isTimeout<T>(_ result: Result<T, any Error>) -> Bool {
     if case .failure(let error) = result, error as? FutureError == .timeout { return true }
     return false
 }
+
+// MARK: - On the main actor
+
+extension FutureTimeoutTests {
+    @Test func `timeout accepts .mainActor`() async throws {
+        #expect(try await Future(value: 2).timeout(after: .seconds(60), on: .mainActor).value() == 2)
+    }
+}

@@ -113,3 +113,10 @@ extension FutureZipTests {
         }
     }
 }
+
+extension FutureZipTests.OnMainActor {
+    @Test func `the zip method accepts .mainActor`() async throws {
+        let (number, letter) = try await Future(value: 1).zip(Future(value: "a"), on: .mainActor).value()
+        #expect(number == 1 && letter == "a")
+    }
+}

@@ -1,5 +1,6 @@
 import Dispatch
 import FutureLib
+import TestCombinators
 import TestSupport
 import Testing
 
@@ -134,59 +135,14 @@ struct FutureStreamMapTests {
 
     // MARK: - Tokens
 
-    enum Combinator: String, CaseIterable, Sendable {
-        case map, filter, flatMapFuture, flatMapStream, recover, recoverWith, recoverWithStream, mapError, andThen
-    }
-
-    static func apply(
-        _ combinator: Combinator,
-        to stream: FutureStream<Int>,
-        token: CancellationToken,
-        calls: Counter
-    ) -> FutureStream<Int> {
-        switch combinator {
-        case .map:
-            stream.map(on: .synchronous, cancellationToken: token) {
-                calls.increment()
-                return $0
-            }
-        case .filter: stream.filter(on: .synchronous, cancellationToken: token) { _ in calls.increment() > 0 }
-        case .flatMapFuture:
-            stream.flatMap(on: .synchronous, cancellationToken: token) {
-                calls.increment()
-                return Future(value: $0)
-            }
-        case .flatMapStream:
-            stream.flatMap(on: .synchronous, cancellationToken: token) { value -> FutureStream<Int> in
-                calls.increment()
-                let inner = StreamPromise<Int>(capacity: 1)
-                inner.fulfill(value)
-                return inner.stream
-            }
-        case .recover: stream.recover(on: .synchronous, cancellationToken: token) { _ in calls.increment() }
-        case .recoverWith:
-            stream.recoverWith(on: .synchronous, cancellationToken: token) { _ in Future(value: calls.increment()) }
-        case .recoverWithStream:
-            stream.recoverWith(on: .synchronous, cancellationToken: token) { _ in
-                FutureStream(value: calls.increment())
-            }
-        case .mapError:
-            stream.mapError(on: .synchronous, cancellationToken: token) {
-                calls.increment()
-                return $0
-            }
-        case .andThen: stream.andThen(on: .synchronous, cancellationToken: token) { _ in calls.increment() }
-        }
-    }
-
-    @Test(arguments: Combinator.allCases)
+    @Test(arguments: StreamCombinator.allCases)
     func `a cancelled token gives CancellationError and the end at once, and no more calls`(
-        combinator: Combinator
+        combinator: StreamCombinator
     ) async {
         let source = StreamPromise<Int>(capacity: 0)
         let request = CancellationRequest()
         let calls = Counter()
-        let derived = Self.apply(combinator, to: source.stream, token: request.token, calls: calls)
+        let derived = combinator.apply(to: source.stream, cancellationToken: request.token) { calls.increment() }
         let recorder = StreamRecorder<Int>().record(derived)
         source.fulfill(1)
         source.reject(TestFailure())
@@ -200,12 +156,14 @@ struct FutureStreamMapTests {
         #expect(!source.stream.isFinished)
     }
 
-    @Test(arguments: Combinator.allCases)
-    func `an already cancelled token gives a finished stream holding CancellationError`(combinator: Combinator) async {
+    @Test(arguments: StreamCombinator.allCases)
+    func `an already cancelled token gives a finished stream holding CancellationError`(
+        combinator: StreamCombinator
+    ) async {
         let source = StreamPromise<Int>(capacity: 1)
         source.fulfill(1)
         let calls = Counter()
-        let derived = Self.apply(combinator, to: source.stream, token: .cancelled, calls: calls)
+        let derived = combinator.apply(to: source.stream, cancellationToken: .cancelled) { calls.increment() }
         let recorder = StreamRecorder<Int>().record(derived)
         #expect(recorder.isFinished)
         #expect(recorder.entries.count == 1 && recorder.errors.first is CancellationError)
@@ -300,5 +258,44 @@ struct FutureStreamMapTests {
         }
         #expect(await Self.recorded(toFutures).values.sorted() == [10, 20])
         #expect(await Self.recorded(toStreams).values.sorted() == [100, 200])
+    }
+}
+
+// MARK: - On the main actor
+
+extension FutureStreamMapTests {
+    /// `on: .mainActor` across the family.
+    @Suite struct OnMainActor {
+        @Test func `stream combinators on .mainActor run their closures on the main actor`() async throws {
+            func check() { MainActor.assertIsolated() }
+            let promise = StreamPromise<Int>()
+            let mapped = promise.stream
+                .map(on: .mainActor) {
+                    check()
+                    return $0 * 2
+                }
+                .filter(on: .mainActor) {
+                    check()
+                    return $0 > 0
+                }
+                .andThen(on: .mainActor) { _ in check() }
+                .mapError(on: .mainActor) { _ in
+                    check()
+                    return TestFailure(code: 9)
+                }
+            let values = Locked<[Int]>([])
+            let finished = Promise<Void>()
+            mapped.onComplete(on: .mainActor) { result in
+                check()
+                values.withLock { $0.append((try? result.get()) ?? (result.testFailure?.code ?? -2)) }
+            }
+            mapped.onFinish(on: .mainActor) { finished.fulfill(()) }
+            promise.fulfill(0)
+            promise.fulfill(1)
+            promise.reject(SampleError())
+            promise.finish()
+            try await finished.future.value()
+            #expect(values.value == [2, 9])
+        }
     }
 }

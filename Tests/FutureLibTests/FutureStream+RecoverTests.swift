@@ -249,3 +249,25 @@ struct FutureStreamRecoverTests {
         #expect(calls.value == 0)
     }
 }
+
+// MARK: - On the main actor
+
+extension FutureStreamRecoverTests {
+    @Test func `stream recover on .mainActor runs its closure on the main actor`() async throws {
+        func check() { MainActor.assertIsolated() }
+        let promise = StreamPromise<Int>()
+        let recovered = promise.stream.recover(on: .mainActor) { _ in
+            check()
+            return -1
+        }
+        let values = Locked<[Int]>([])
+        let finished = Promise<Void>()
+        recovered.onSuccess(on: .synchronous) { value in values.withLock { $0.append(value) } }
+        recovered.onFinish(on: .synchronous) { finished.fulfill(()) }
+        promise.fulfill(1)
+        promise.reject(SampleError())
+        promise.finish()
+        try await finished.future.value()
+        #expect(values.value == [1, -1])
+    }
+}

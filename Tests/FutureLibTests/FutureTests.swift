@@ -247,3 +247,15 @@ struct FutureTests {
         #expect(value == 3)
     }
 }
+
+// MARK: - On the main actor
+
+extension FutureTests {
+    @Test func `Future(on: .mainActor) runs its closure on the main actor`() async throws {
+        @MainActor func isolated() -> Bool {
+            MainActor.assertIsolated()
+            return true
+        }
+        #expect(try await Future(on: .mainActor) { isolated() }.value())
+    }
+}

@@ -1,4 +1,5 @@
 import FutureLib
+import TestCombinators
 import TestSupport
 import Testing
 
@@ -10,125 +11,14 @@ import Testing
 /// Cancellation's own lifetime tests (handlers after cancel, after unregister, a dropped request,
 /// links, timers) are in `CancellationTests`; see `Documentation/Guarantees.md`.
 @Suite struct LifetimeTests {
-    /// A combinator applied to a future, its closure capturing `tracked`. Those that take no
-    /// closure of their own (`zip`, `sequence`, `results`, `traverse`'s, released once its last task
-    /// started, `firstCompleted`, `firstSuccess`, `race`) are followed by a `map` that captures it:
-    /// what waits only on them. `firstCompleted` and `race` also wait on a second input that never
-    /// completes; `firstSuccess` waits on the future twice, so that its failure fails the result.
-    enum Combinator: String, CaseIterable, Sendable {
-        case map, flatMap, filter, transform, transformResult, mapError, andThen, recover, recoverWith, fold
-        case zip, sequence, results, traverse, firstCompleted, firstSuccess, race
-
-        func apply(_ future: Future<Int>, token: CancellationToken, capturing tracked: Tracked) -> Future<Int> {
-            switch self {
-            case .map:
-                future.map(on: .synchronous, cancellationToken: token) {
-                    tracked.touch()
-                    return $0
-                }
-            case .flatMap:
-                future.flatMap(on: .synchronous, cancellationToken: token) {
-                    tracked.touch()
-                    return Future(value: $0)
-                }
-            case .filter:
-                future.filter(on: .synchronous, cancellationToken: token) { _ in
-                    tracked.touch()
-                    return true
-                }
-            case .transform:
-                future.transform(
-                    on: .synchronous,
-                    cancellationToken: token,
-                    success: {
-                        tracked.touch()
-                        return $0
-                    },
-                    failure: {
-                        tracked.touch()
-                        return $0
-                    }
-                )
-            case .transformResult:
-                future.transform(on: .synchronous, cancellationToken: token) {
-                    tracked.touch()
-                    return $0
-                }
-            case .mapError:
-                future.mapError(on: .synchronous, cancellationToken: token) {
-                    tracked.touch()
-                    return $0
-                }
-            case .andThen: future.andThen(on: .synchronous, cancellationToken: token) { _ in tracked.touch() }
-            case .recover:
-                future.recover(on: .synchronous, cancellationToken: token) { _ in
-                    tracked.touch()
-                    return 0
-                }
-            case .recoverWith:
-                future.recoverWith(on: .synchronous, cancellationToken: token) { _ in
-                    tracked.touch()
-                    return Future(value: 0)
-                }
-            case .fold:
-                [future].fold(on: .synchronous, cancellationToken: token, initial: 0) {
-                    tracked.touch()
-                    return $0 + $1
-                }
-            case .zip:
-                future.zip(Future(value: 0), on: .synchronous, cancellationToken: token).map(on: .synchronous) {
-                    tracked.touch()
-                    return $0.0
-                }
-            case .sequence:
-                [future, Future(value: 0)].sequence(cancellationToken: token).map(on: .synchronous) {
-                    tracked.touch()
-                    return $0[0]
-                }
-            case .results:
-                [future, Future(value: 0)].results(cancellationToken: token).map(on: .synchronous) {
-                    tracked.touch()
-                    return try $0[0].get()
-                }
-            case .traverse:
-                [0, 1].traverse(on: .synchronous, cancellationToken: token) { $0 == 0 ? future : Future(value: 0) }
-                    .map(on: .synchronous) {
-                        tracked.touch()
-                        return $0[0]
-                    }
-            case .firstCompleted:
-                [future, Future(on: DroppingContext()) { 0 }].firstCompleted(cancellationToken: token)
-                    .map(on: .synchronous) {
-                        tracked.touch()
-                        return $0
-                    }
-            case .firstSuccess:
-                [future, future].firstSuccess(cancellationToken: token).map(on: .synchronous) {
-                    tracked.touch()
-                    return $0
-                }
-            case .race:
-                Future.race(
-                    on: .synchronous,
-                    cancellationToken: token,
-                    [{ @Sendable _ in future }, { @Sendable _ in Future(on: DroppingContext()) { 0 } }]
-                )
-                .map(on: .synchronous) {
-                    tracked.touch()
-                    return $0
-                }
-            }
-        }
-    }
-
     // MARK: - Closures
 
-    @Test(arguments: Combinator.allCases, [true, false])
-    func `a combinator's closure is released after its source completed`(combinator: Combinator, succeed: Bool) {
+    @Test(arguments: FutureCombinator.capturing, [true, false])
+    func `a combinator's closure is released after its source completed`(combinator: FutureCombinator, succeed: Bool) {
         let counter = DeinitCounter()
         let promise = Promise<Int>()
         let request = CancellationRequest()
-        let derived = combinator.apply(promise.future, token: request.token, capturing: counter.make())
+        let derived = combinator.apply(to: promise.future, cancellationToken: request.token, counter.make().touch)
         #expect(counter.deallocated == 0)
         if succeed { promise.fulfill(1) } else { promise.reject(TestFailure()) }
         #expect(derived.isCompleted)
@@ -136,39 +26,33 @@ import Testing
         withExtendedLifetime(request) {}
     }
 
-    @Test(arguments: Combinator.allCases)
+    @Test(arguments: FutureCombinator.capturing)
     func `a combinator's closure is released when its token is cancelled before the source completes`(
-        combinator: Combinator
+        combinator: FutureCombinator
     ) {
         let counter = DeinitCounter()
         let promise = Promise<Int>()
         let request = CancellationRequest()
-        let derived = combinator.apply(promise.future, token: request.token, capturing: counter.make())
+        let derived = combinator.apply(to: promise.future, cancellationToken: request.token, counter.make().touch)
         request.cancel()
         #expect(derived.result?.isCancellation == true)
         #expect(counter.deallocated == 1)  // released although the source is still pending
         #expect(!promise.future.isCompleted)
     }
 
-    @Test(arguments: Combinator.allCases)
-    func `a combinator's closure is released when its promise is dropped`(combinator: Combinator) {
+    @Test(arguments: FutureCombinator.capturing)
+    func `a combinator's closure is released when its promise is dropped`(combinator: FutureCombinator) {
         let counter = DeinitCounter()
         var promise: Promise<Int>? = Promise<Int>()
-        let derived = combinator.apply(promise!.future, token: .none, capturing: counter.make())
+        let derived = combinator.apply(to: promise!.future, cancellationToken: .none, counter.make().touch)
         promise = nil  // broken: the closure runs (or not) with brokenPromise and is released
         #expect(derived.isCompleted)
         #expect(counter.deallocated == 1)
     }
 
-    /// A context that drops every job: a future whose work was given to it never completes, and
-    /// nothing but its continuations and its holders can reach it.
-    struct DroppingContext: ExecutionContext {
-        func execute(_ work: @escaping @Sendable () -> Void) {}
-    }
-
-    @Test(arguments: Combinator.allCases)
+    @Test(arguments: FutureCombinator.capturing)
     func `a chain with a token on a future that never completes is kept while the token can fire, then released`(
-        combinator: Combinator
+        combinator: FutureCombinator
     ) {
         let counter = DeinitCounter()
         let count = Scale.tenThousand
@@ -176,7 +60,7 @@ import Testing
         for _ in 0..<count {
             let request = CancellationRequest()
             let source = Future<Int>(on: DroppingContext()) { 0 }
-            _ = combinator.apply(source, token: request.token, capturing: counter.make())
+            _ = combinator.apply(to: source, cancellationToken: request.token, counter.make().touch)
             requests.append(request)
         }
         // The token can still fail each derived future: nothing is released yet.
@@ -193,11 +77,11 @@ import Testing
     /// inputs or continuations: they used to keep themselves through what removes them (input →
     /// continuation → result → removal → input).
     @Test(
-        arguments: [Combinator.zip, .sequence, .fold, .results, .traverse, .firstCompleted, .firstSuccess, .race],
+        arguments: FutureCombinator.gathering,
         [false, true]
     )
     func `combinators over several inputs on a future that never completes are released`(
-        combinator: Combinator,
+        combinator: FutureCombinator,
         withToken: Bool
     ) {
         let counter = DeinitCounter()
@@ -206,7 +90,7 @@ import Testing
         var resultProbes: [WeakProbe<Future<Int>>] = []
         for _ in 0..<100 {
             let source = Future<Int>(on: DroppingContext()) { 0 }
-            let result = combinator.apply(source, token: request?.token ?? .none, capturing: counter.make())
+            let result = combinator.apply(to: source, cancellationToken: request?.token ?? .none, counter.make().touch)
             sourceProbes.append(WeakProbe(source))
             resultProbes.append(WeakProbe(result))
         }
@@ -336,12 +220,12 @@ import Testing
         let request = CancellationRequest()
         var probes: [WeakProbe<Future<Int>>] = []
         var last: Future<Int>? = promise.future
-        for index in 0..<Combinator.allCases.count * 2 {
-            let combinator = Combinator.allCases[index % Combinator.allCases.count]
+        for index in 0..<FutureCombinator.capturing.count * 2 {
+            let combinator = FutureCombinator.capturing[index % FutureCombinator.capturing.count]
             last = combinator.apply(
-                last!,
-                token: index.isMultiple(of: 2) ? request.token : .none,
-                capturing: DeinitCounter().make()
+                to: last!,
+                cancellationToken: index.isMultiple(of: 2) ? request.token : .none,
+                DeinitCounter().make().touch
             )
             probes.append(WeakProbe(last!))
         }
@@ -418,9 +302,9 @@ import Testing
 
     /// The fail-fast paths keep their continuation on an input still pending (Guarantees.md,
     /// "Known limits"), and with it the failed result, until that input completes.
-    @Test(arguments: ["zip", "sequence", "traverse"])
+    @Test(arguments: [FutureCombinator.zip, .sequence, .traverse])
     func `zip, sequence and traverse that failed are released when the input still pending completes`(
-        _ combinator: String
+        _ combinator: FutureCombinator
     ) {
         let longLived = Promise<Int>()
         let request = CancellationRequest()
@@ -436,8 +320,8 @@ import Testing
             }
             let result =
                 switch combinator {
-                case "zip": failed(zip(longLived.future, work.future, on: .synchronous, cancellationToken: token))
-                case "sequence": failed(futures.sequence(cancellationToken: token))
+                case .zip: failed(zip(longLived.future, work.future, on: .synchronous, cancellationToken: token))
+                case .sequence: failed(futures.sequence(cancellationToken: token))
                 default: failed([0, 1].traverse(on: .synchronous, cancellationToken: token) { futures[$0] })
                 }
             if index.isMultiple(of: 100) { probes.append(WeakProbe(result)) }

@@ -11,7 +11,7 @@ import Testing
 /// `FUTURELIB_MODEL_SEED=1234 swift test --filter Model`.
 @Suite(.serialized, .timeLimit(.minutes(HangLimit.minutes(30))))
 struct ModelTests {
-    static let defaultSeeds = Sanitizer.isActive ? 100 : 500
+    static let defaultSeeds = Sanitizer.isActive ? 50 : 150
 
     @Test func `random operation sequences on three threads match the reference model`() async {
         let failures = await ModelRunner.run(seeds: ModelRunner.seeds(defaultCount: Self.defaultSeeds))

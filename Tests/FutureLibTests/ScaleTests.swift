@@ -5,7 +5,7 @@ import Testing
 
 /// Scale and depth: many registrations, timers and tasks at once all complete and release what
 /// they hold. Sizes come from `Scale` (smaller under the sanitizers). Nothing asserts on time;
-/// the peak memory of a release run is reported in `Documentation/Guarantees.md`.
+/// the peak memory of a release run is reported in `Documentation/Performance.md`.
 ///
 /// The million-link `map` and `flatMap` chains are in `Future+MapTests.swift`, the
 /// million-future completion chains in `FutureTests.swift`.

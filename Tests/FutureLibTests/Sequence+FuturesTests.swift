@@ -3,6 +3,7 @@ import Dispatch
 import FutureLib
 import FutureLibConcurrencyHelpers
 import Synchronization
+import TestCombinators
 import TestSupport
 import Testing
 
@@ -32,7 +33,8 @@ struct SequenceFuturesTests {
             return Future(value: index, after: .milliseconds(1), clock: clock)
                 .andThen(on: .synchronous) { _ in tracker.finished() }
         }
-        await clock.advanceAndSettle(by: .seconds(1))  // each completion starts the next task, due 1 ms later: all within
+        // Each completion starts the next task, due 1 ms later: all within the second.
+        await clock.advanceAndSettle(by: .seconds(1))
         #expect(try await traversed.value() == Array(0..<40))
         #expect(tracker.peak <= cap)
         #expect(tracker.peak >= 1)
@@ -312,9 +314,9 @@ struct SequenceFuturesTests {
 
     @Test(
         "sequence, results, fold and firstCompleted given a cancelled token fail promptly, and fold never combines",
-        arguments: ["sequence", "results", "fold", "firstCompleted"]
+        arguments: [FutureCombinator.sequence, .results, .fold, .firstCompleted]
     )
-    func gatherCancelledPromptly(_ helper: String) async {
+    func gatherCancelledPromptly(_ helper: FutureCombinator) async {
         for alreadyCancelled in [true, false] {
             let inputs = (0..<3).map { _ in Promise<Int>() }
             let request = CancellationRequest()
@@ -324,9 +326,9 @@ struct SequenceFuturesTests {
             let token = request.token
             let gathered: Future<Int> =
                 switch helper {
-                case "sequence": futures.sequence(cancellationToken: token).map(on: .synchronous) { $0.count }
-                case "results": futures.results(cancellationToken: token).map(on: .synchronous) { $0.count }
-                case "fold":
+                case .sequence: futures.sequence(cancellationToken: token).map(on: .synchronous) { $0.count }
+                case .results: futures.results(cancellationToken: token).map(on: .synchronous) { $0.count }
+                case .fold:
                     futures.fold(on: .synchronous, cancellationToken: token, initial: 0) { total, value in
                         combined.set()
                         return total + value
@@ -381,4 +383,29 @@ final class ConcurrencyTracker: Sendable {
 
     var peak: Int { state.withLock { $0.peak } }
     var startOrder: [Int] { state.withLock { $0.order } }
+}
+
+// MARK: - Async closures and the main actor
+
+extension SequenceFuturesTests {
+    @Test func `an async traverse gives its closures' values in input order`() async throws {
+        let lengths = ["a", "bb", "ccc"].traverse(maxConcurrency: 2) { text in
+            await Task.yield()
+            return text.count
+        }
+        #expect(try await lengths.value() == [1, 2, 3])
+    }
+
+    @Test func `traverse and fold accept .mainActor`() async throws {
+        @MainActor func isolated() -> Bool {
+            MainActor.assertIsolated()
+            return true
+        }
+        let traversed = [1, 2].traverse(on: .mainActor) { value in Future(value: isolated() ? value : 0) }
+        #expect(try await traversed.value() == [1, 2])
+        let total = [Future(value: 1), Future(value: 2)].fold(on: .mainActor, initial: 0) { sum, value in
+            isolated() ? sum + value : 0
+        }
+        #expect(try await total.value() == 3)
+    }
 }

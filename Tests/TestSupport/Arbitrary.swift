@@ -141,13 +141,42 @@ package func require(_ condition: Bool, _ message: @autoclosure () -> String) {
     exit(1)
 }
 
-/// In the child process of an exit test: stops it with a message after `seconds` (ten times as
-/// long under `make stress`), so that a property that loops forever fails instead of hanging the run.
+/// In the child process of an exit test: stops it with a message after `seconds` of a quiet
+/// machine (ten times as long under `make stress`), so that a property that loops forever, or a
+/// wait that never ends, fails instead of hanging the run.
+///
+/// The seconds are counted on ``LoadScaledClock``: on a machine busy with other work each second
+/// counts for less, so the verdict does not depend on how loaded the machine is; on a quiet one a
+/// hang still fails after `seconds`.
 package func stopIfStuck(after seconds: Int = 120) {
     let seconds = Stress.override == nil ? seconds : seconds * 10
-    DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) {
-        FileHandle.standardError.write(Data("property failed: still running after \(seconds) s\n".utf8))
+    let thread = Thread {
+        LoadScaledClock.sleep(seconds: seconds)
+        FileHandle.standardError.write(Data("property failed: still running after \(seconds) s (load-scaled)\n".utf8))
         exit(2)
+    }
+    thread.stackSize = 1 << 18
+    thread.start()
+}
+
+/// Seconds of a quiet machine: each second of wall-clock time counts as 1 / max(1, load per
+/// processor) (`getloadavg`'s one-minute average over the processors this process sees). For the
+/// watchdogs that tell a hang from a slow run; never for a measurement.
+package enum LoadScaledClock {
+    /// Blocks the calling thread until `seconds` of load-scaled time have passed.
+    package static func sleep(seconds: Int) {
+        var elapsed = 0.0
+        while elapsed < Double(seconds) {
+            Thread.sleep(forTimeInterval: 1)
+            elapsed += 1 / max(1, loadPerProcessor)
+        }
+    }
+
+    /// The one-minute load average per processor; 0 when the system does not say.
+    package static var loadPerProcessor: Double {
+        var load = [0.0]
+        guard getloadavg(&load, 1) == 1 else { return 0 }
+        return load[0] / Double(max(1, ProcessInfo.processInfo.activeProcessorCount))
     }
 }
 

@@ -1,21 +1,23 @@
 import Foundation
 
-/// Iteration counts for the race tests. `make stress` raises them with the environment variable
-/// `FUTURELIB_STRESS_ITERATIONS`; cheap races default to 10,000 iterations.
+/// Iteration counts for the race tests. `make test` runs every race at a small count, enough to
+/// hit each interleaving many times on 2 cores; `make stress` runs them at full size, with the
+/// environment variable `FUTURELIB_STRESS_ITERATIONS` (100,000 there).
 package enum Stress {
     /// `FUTURELIB_STRESS_ITERATIONS`, if set to a positive number.
     package static let override: Int? = ProcessInfo.processInfo.environment["FUTURELIB_STRESS_ITERATIONS"]
         .flatMap { Int($0) }
         .flatMap { $0 > 0 ? $0 : nil }
 
-    /// Iterations for a cheap race (a few atomic operations per round): 10,000, or 1,000 under
-    /// a sanitizer (``Sanitizer/isActive``), which runs them far slower.
+    /// Iterations for a cheap race (a few atomic operations per round): 1,000, or 200 under a
+    /// sanitizer (``Sanitizer/isActive``), which runs them far slower.
     package static var cheap: Int { override ?? defaultCheap }
 
-    private static let defaultCheap = Sanitizer.isActive ? 1_000 : 10_000
+    private static let defaultCheap = Sanitizer.isActive ? 200 : 1_000
 
-    /// Iterations for a heavy race (many handlers or threads per round): a tenth of `cheap`.
-    package static var heavy: Int { max(override.map { $0 / 10 } ?? 1_000, 100) }
+    /// Iterations for a heavy race (many handlers or threads per round): a tenth of `cheap`, at
+    /// least 100.
+    package static var heavy: Int { max(override.map { $0 / 10 } ?? 100, 100) }
 }
 
 /// Runs `iterations` rounds of a race between `actions.count` dedicated threads.
@@ -57,12 +59,13 @@ package func race<State: Sendable>(
     return failures.value
 }
 
-/// Sizes of the scale tests: a million normally; far less under a sanitizer (``Sanitizer/isActive``),
-/// which runs such loops many times slower and would starve the other tests of CPU. The depth that
-/// matters for the stack is reached either way.
+/// Sizes of the scale tests: full size (a million) under `make stress`; a tenth of it in
+/// `make test`; far less under a sanitizer (``Sanitizer/isActive``), which runs such loops many
+/// times slower and would starve the other tests of CPU. The depth that matters for the stack
+/// (recursion overflowed a 512 KB stack near 1,400 frames) is reached either way.
 package enum Scale {
-    package static let million = Sanitizer.isActive ? 20_000 : 1_000_000
-    package static let hundredThousand = Sanitizer.isActive ? 5_000 : 100_000
+    package static let million = Stress.override != nil ? 1_000_000 : Sanitizer.isActive ? 20_000 : 100_000
+    package static let hundredThousand = Stress.override != nil ? 100_000 : Sanitizer.isActive ? 5_000 : 20_000
     package static let tenThousand = Sanitizer.isActive ? 1_000 : 10_000
 }
 
@@ -85,11 +88,17 @@ package enum Sanitizer {
 
 /// Minutes for a suite's `.timeLimit`, which guards against a hang and never measures a time.
 ///
-/// `minutes` is what the suite needs on a quiet machine, with room to spare. The limit is four
-/// times that, because a test's time also counts its wait for ``HeavyGate`` behind every other
-/// suite's heavy work, which a loaded 2-core machine stretches far more than the test itself;
-/// and forty times under `make stress`, whose iteration counts and sizes are ten to a hundred
-/// times those of `make test`. Used as `@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))`.
+/// `minutes` is what the suite needs on a quiet machine, with room to spare. The limit is twice
+/// that, because a test's time also counts its wait for ``HeavyGate`` behind every other suite's
+/// heavy work; times the load per processor when the run started (``LoadScaledClock``), so that
+/// a machine busy with other builds does not turn a slow run into a failure; and forty times
+/// under `make stress`, whose iteration counts and sizes are ten to a hundred times those of
+/// `make test`. Used as `@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))`.
 package enum HangLimit {
-    package static func minutes(_ minutes: Int) -> Int { minutes * (Stress.override == nil ? 4 : 40) }
+    package static func minutes(_ minutes: Int) -> Int {
+        guard Stress.override == nil else { return minutes * 40 }
+        return Int((Double(minutes * 2) * max(1, loadAtStart)).rounded(.up))
+    }
+
+    private static let loadAtStart = LoadScaledClock.loadPerProcessor
 }

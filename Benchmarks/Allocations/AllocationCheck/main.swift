@@ -47,6 +47,9 @@ struct Scenario {
     var run: (Int) async throws -> Void
 }
 
+/// The serial context of `limited-execute`, on `.default`.
+let serialContext = LimitedExecutionContext(maxConcurrency: 1)
+
 /// The long-lived source of `linked-request` (a server's shutdown token): it outlives every request linked to it.
 let longLived = CancellationRequest()
 
@@ -204,6 +207,17 @@ let scenarios: [Scenario] = [
             promise.fulfill(1)
         }
         serialQueue.sync {}
+    },
+    Scenario(
+        key: "limited-execute",
+        description: "a job submitted to a LimitedExecutionContext(maxConcurrency: 1) on .default, run (per job)",
+        operations: 10_000,
+        tolerance: 0.3,
+        runs: 5
+    ) { count in
+        for _ in 0..<count { serialContext.execute { sink(0) } }
+        // Serial: the last job runs after every other.
+        await withCheckedContinuation { continuation in serialContext.execute { continuation.resume() } }
     },
     Scenario(
         key: "future-async",

@@ -282,7 +282,7 @@ let scenarios = [
     promiseWithOneContinuation(), mapChain(), sequenceOfCompleted(), continuationOnAnotherThread(),
     registerUnregister(), cancelThousandHandlers(), valueOnCompleted(), asyncMap(), asyncFlatMap(), asyncRecover(),
     asyncOnSuccess(), asyncTraverse(), asyncFutureVersusTask(),
-    asyncFutures(), sharedToken(threads: 1), sharedToken(threads: 2), streamValues(), emptyJobs(), serverRequests(),
+    asyncFutures(), sharedToken(threads: 1), sharedToken(threads: 2), streamValues(), emptyJobs(), limitedJobs(), oneJobAtATime(), serverRequests(),
     serverRequestsOnEveryProcessor(),
 ]
 .filter { scenario in

@@ -1,14 +1,14 @@
 import NIOConcurrencyHelpers
 // A small HTTP/1.1 server on 127.0.0.1 for the integration tests and the demo: real sockets, no mocks. It serves
-// three endpoints whose timing puts a client in each phase of a request, and it counts the connections it sees
+// six endpoints whose timing puts a client in each phase of a request, and it counts the connections it sees
 // open and close, so that a test can check that a cancelled request really closed its connection.
 import NIOCore
 import NIOHTTP1
 public import NIOPosix
 
-/// A loopback HTTP/1.1 server with three endpoints and connection counters.
+/// A loopback HTTP/1.1 server with six endpoints and connection counters.
 ///
-/// - `GET /fast`: `200` with the body `ok` at once.
+/// - `GET /fast` (and any path not listed here): `200` with the body `ok` at once.
 /// - `GET /slow-head?ms=N`: the response head (and body `ok`) only after `N` milliseconds.
 /// - `GET /slow-body?chunks=N&ms=M`: the head at once, then `N` chunks of 16 bytes, one every `M` milliseconds.
 /// - `GET /status/N/…`: status `N` with the body `status N`, whatever follows (a service that answers an error).

@@ -123,7 +123,8 @@ final class LookupHandler: ChannelInboundHandler {
     }
 }
 
-func eventLoopExamples(loop: any EventLoop, shutdown: CancellationToken) async throws {
+@discardableResult
+func eventLoopExamples(loop: any EventLoop, shutdown: CancellationToken) async throws -> Future<String> {
     // A continuation on the loop:
     let user = Future(value: "ada")
     user.onSuccess(on: .eventLoop(loop)) { name in
@@ -136,6 +137,7 @@ func eventLoopExamples(loop: any EventLoop, shutdown: CancellationToken) async t
     // A timer on the loop that the shutdown token cancels:
     let ping = loop.scheduleTask(in: .seconds(30), cancellationToken: shutdown) { "ping" }
     ping.onFailure(policy: .allErrors) { error in print("no ping:", error) }  // CancellationError when shut down first
+    return ping  // for the test; the guide stops here
 }
 
 // MARK: - Documentation/Migration.md, "From SwiftNIO EventLoopFuture"
@@ -217,14 +219,26 @@ struct ServerSideSwiftGuideExamples {
         try await group.shutdownGracefully()
     }
 
-    @Test("the cache refresher stops on graceful shutdown")
+    @Test("the cache refresher stops on graceful shutdown: the request in flight is cancelled, its connection closed")
     func cacheRefresher() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = try await LoopbackHTTPServer.start(on: group)
         let client = HTTPClient(eventLoopGroup: group)
         await testGracefulShutdown { trigger in
+            let refresher = CacheRefresher(client: client, url: server.url("/slow-head?ms=600000"))
+            let run = Task { try await refresher.run() }  // inherits the graceful-shutdown context
+            #expect(await server.waitUntil { $0.requests == 1 })
             trigger.triggerGracefulShutdown()
+            // Not the deadline: the shutdown's cancellation leaves the loop and reaches the caller.
+            await #expect(throws: CancellationError.self) { try await run.value }
+            #expect(await server.waitUntil { $0.closedEarly == 1 })
+            #expect(server.current.requests == 1)
+        }
+        await testGracefulShutdown { trigger in
+            trigger.triggerGracefulShutdown()
+            // Shut down before it starts: it returns without a request.
             try? await CacheRefresher(client: client, url: server.url("/slow-head?ms=600000")).run()
+            #expect(server.current.requests == 1)
         }
         try await client.shutdown()
         try await server.shutdown()
@@ -242,10 +256,15 @@ struct ServerSideSwiftGuideExamples {
         try await group.shutdownGracefully()
     }
 
-    @Test("the event-loop examples run")
+    @Test("the event-loop examples: the continuation on the loop, the bridged value, the ping the shutdown cancels")
     func eventLoop() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        try await eventLoopExamples(loop: group.next(), shutdown: .none)
+        let shutdown = CancellationRequest()
+        let ping = try await eventLoopExamples(loop: group.next(), shutdown: shutdown.token)
+        #expect(ping.result == nil)
+        shutdown.cancel()
+        // "CancellationError when shut down first": the 30 s task never runs.
+        await #expect(throws: CancellationError.self) { try await ping.value() }
         try await group.shutdownGracefully()
     }
 }

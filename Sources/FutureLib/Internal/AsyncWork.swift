@@ -163,6 +163,9 @@ extension Future {
         registration: CancellationRegistration
     ) async {
         defer { registration.unregister() }
+        // Cancelled while the task waited to start: `work` is not started (the handler above has
+        // failed the future, or is failing it: a no-op here then).
+        if failIfCancelled(cancellationToken) { return }
         // The token's handlers run newest first, so the task may see its cancellation and
         // finish before the handler above fails the future: a cancelled token still wins.
         do {

@@ -112,15 +112,23 @@ class CancellableCallback<Value: Sendable>: @unchecked Sendable {
         self.failDerived = failDerived
     }
 
+    /// Runs the callback with the result: ``Callback/invokeClosure(with:)``, or what a subclass
+    /// does instead. A callback whose token was cancelled before it started gets
+    /// `CancellationError` instead of the result (never a value-only one, which is then not called):
+    /// the token may fire after the future handed the continuation to its context and before the
+    /// context ran it, when there was nothing left to remove.
+    @inlinable
+    func run(with result: Result<Value, any Error>) {
+        if token.isCancellationRequested {
+            callback.invokeClosure(with: .failure(cancelledFailure))
+        } else {
+            callback.invokeClosure(with: result)
+        }
+    }
+
     /// The token's handler (``Future/register(_:target:cancellationToken:)``): called once, when
     /// the token fires (it then cancels), or when the token releases it unrun (cancellation not
     /// requested: it only lets go of `source`). The future is released here, outside every lock.
-    /// Runs the callback with the result: ``Callback/invokeClosure(with:)``, or what a subclass
-    /// does instead.
-    @inlinable
-    func run(with result: Result<Value, any Error>) {
-        callback.invokeClosure(with: result)
-    }
 
     @inlinable
     final func tokenHandlerCalled() {

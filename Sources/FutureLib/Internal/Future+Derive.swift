@@ -138,7 +138,19 @@ extension Future {
             return
         }
         // A completed future dispatches at once (or queues behind the completer): no token handler.
-        guard !isCompleted, cancellationToken.canBeCancelled else {
+        // Inline (`.synchronous`), nothing can cancel before it runs; on another context, a box
+        // checks the token when the job starts.
+        if isCompleted {
+            guard !target.isSynchronous, cancellationToken.canBeCancelled else {
+                add(target: target, callback: callback)
+                return
+            }
+            let cancellable = CancellableCallback(callback)
+            cancellable.token = cancellationToken
+            add(target: target, callback: .cancellable(cancellable))
+            return
+        }
+        guard cancellationToken.canBeCancelled else {
             add(target: target, callback: callback)
             return
         }

@@ -1,5 +1,5 @@
 extension FutureStream {
-    /// Turns every error into a value with `transform`.
+    /// Turns each error that `policy` admits (by default all but `CancellationError`) into a value with `transform`.
     ///
     /// Values pass through; if `transform` throws, the new stream gets that error instead. A
     /// `CancellationError` passes through too, unless `policy` is ``ErrorPolicy/allErrors``, as for
@@ -35,7 +35,7 @@ extension FutureStream {
         }
     }
 
-    /// Replaces every error with the result of the future `transform` returns.
+    /// Replaces each error that `policy` admits with the result of the future `transform` returns.
     ///
     /// Values pass through at once; recovered results arrive when their futures complete. The new
     /// stream finishes when this one has finished and every such future has completed.
@@ -67,7 +67,7 @@ extension FutureStream {
         }
     }
 
-    /// Replaces every error with the results of the stream `transform` returns.
+    /// Replaces each error that `policy` admits with the results of the stream `transform` returns.
     ///
     /// Values pass through at once; the results of the recovery streams are merged in as they
     /// arrive (each starting with the results it keeps). The new stream finishes when this one and
@@ -105,7 +105,7 @@ extension FutureStream {
         }
     }
 
-    /// Transforms every error with `transform`.
+    /// Transforms each error that `policy` admits with `transform`.
     ///
     /// ```swift
     /// let readings = sensor.readings.mapError { SensorError(underlying: $0) }
@@ -136,7 +136,7 @@ extension FutureStream {
 // A `@MainActor` closure, run on the main queue through the context form.
 
 extension FutureStream {
-    /// Turns each error into a value with `transform`, on the main actor.
+    /// Turns each error that `policy` admits into a value with `transform`, on the main actor.
     ///
     /// ```swift
     /// let safe: FutureStream<Int> = FutureStream(error: FutureError.timeout).recover(on: .mainActor) { _ in 0 }
@@ -160,7 +160,7 @@ extension FutureStream {
         }
     }
 
-    /// Transforms each error with `transform`, on the main actor.
+    /// Transforms each error that `policy` admits with `transform`, on the main actor.
     ///
     /// ```swift
     /// let wrapped: FutureStream<Int> = FutureStream(value: 1).mapError(on: .mainActor) { $0 }
@@ -184,7 +184,8 @@ extension FutureStream {
         }
     }
 
-    /// Replaces every error with the result of the future `transform`, called on the main actor, returns.
+    /// Replaces each error that `policy` admits with the result of the future `transform`, called on the main
+    /// actor, returns.
     ///
     /// ```swift
     /// let safe: FutureStream<Int> = FutureStream(error: FutureError.timeout).recoverWith(on: .mainActor) { _ in
@@ -210,7 +211,8 @@ extension FutureStream {
         }
     }
 
-    /// Replaces every error with the results of the stream `transform`, called on the main actor, returns.
+    /// Replaces each error that `policy` admits with the results of the stream `transform`, called on the
+    /// main actor, returns.
     ///
     /// ```swift
     /// let safe: FutureStream<Int> = FutureStream(error: FutureError.timeout).recoverWith(on: .mainActor) {
@@ -243,7 +245,7 @@ extension FutureStream {
 // order with the values passing through. The token cancels the task.
 
 extension FutureStream {
-    /// Turns every error into a value with async `transform`, one call at a time, in order.
+    /// Turns each error that `policy` admits into a value with async `transform`, one call at a time, in order.
     ///
     /// ```swift
     /// let readings: FutureStream<Int> = FutureStream(error: FutureError.timeout).recover { _ in
@@ -278,7 +280,8 @@ extension FutureStream {
 // MARK: - Async closures on the main actor
 
 extension FutureStream {
-    /// Turns every error into a value with async `transform`, in a task on the main actor, in order.
+    /// Turns each error that `policy` admits into a value with async `transform`, in a task on the main
+    /// actor, in order.
     ///
     /// ```swift
     /// let readings: FutureStream<Int> = FutureStream(error: FutureError.timeout).recover(on: .mainActor) { _ in
@@ -309,7 +312,8 @@ extension FutureStream {
 // MARK: - Isolated to an actor
 
 extension FutureStream {
-    /// Turns every error into a value with `transform`, isolated to `actor`, one call at a time, in order.
+    /// Turns each error that `policy` admits into a value with `transform`, isolated to `actor`, one call at
+    /// a time, in order.
     ///
     /// ```swift
     /// actor Fallbacks {

@@ -1,5 +1,7 @@
 import FutureLib
+import TestCombinators
 import TestSupport
+import Testing
 
 /// State that lives on the main actor, as a view model's does.
 @MainActor
@@ -62,4 +64,46 @@ extension Result {
         if case .failure(let error as E) = self { return error == expected }
         return false
     }
+}
+
+// MARK: - One form across a family
+
+/// Checks `combinator`'s `.mainActor` form: its closure runs once, on the main actor, and the
+/// result is the one its context form gives (a value source of 2, or a `SampleError`).
+func expectClosureOnMainActor(_ combinator: FutureCombinator) async {
+    let calls = CallFlag()
+    let source = combinator.handlesErrors ? Future<Int>(error: SampleError()) : Future(value: 2)
+    let future = combinator.apply(to: source, on: .mainActor) {
+        MainActor.assertIsolated()
+        calls.set()
+    }
+    #expect(future != nil, "\(combinator) has no .mainActor form")
+    guard let future else { return }
+    let outcome = await awaitOutcome(future)
+    if combinator == .mapError {
+        #expect(outcome.failureEquals(SampleError()))
+    } else {
+        #expect(outcome.successValue == (combinator.handlesErrors ? -1 : 2 + combinator.increment))
+    }
+    #expect(calls.count == 1)
+}
+
+/// Checks `form`'s async closure form against a token cancelled mid-await: the task sees the
+/// cancellation, and a result (a continuation has none) fails with `CancellationError` at once.
+func expectAsyncFormCancelledMidAwait(_ form: FutureCombinator) async throws {
+    #expect(FutureCombinator.asyncForms.contains(form))
+    let request = CancellationRequest()
+    let started = Promise<Void>()
+    let sawCancellation = Promise<Bool>()
+    let source = form.handlesErrors ? Future<Int>(error: SampleError()) : Future(value: 1)
+    let result = form.applyAsync(to: source, cancellationToken: request.token) {
+        started.fulfill(())
+        try? await Task.sleep(for: .seconds(600))
+        sawCancellation.fulfill(Task.isCancelled)
+    }
+    try await started.future.value()
+    #expect(result?.isCompleted != true)
+    request.cancel()
+    if let result { #expect(isCancellation(result.result)) }  // at once: before the task noticed
+    #expect(try await sawCancellation.future.value())
 }

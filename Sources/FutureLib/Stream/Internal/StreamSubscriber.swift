@@ -103,7 +103,8 @@ final class StreamSubscriber<Value: Sendable>: Sendable, Slotted {
         }
     }
 
-    /// Drops the undelivered results and queues `.cancelled`, unless the subscriber already ended.
+    /// Drops the undelivered results and queues `.cancelled`, unless the subscriber already ended:
+    /// a `.finished` still queued (its delivery not started) is replaced by `.cancelled` too.
     ///
     /// Inlinable, as ``attach(_:)`` and ``release()`` are: unspecialized, their generic metadata
     /// lookups (`Lock<Mailbox>`, `StreamEvent`, `Mutex`) were most of an unsubscribe, and the
@@ -113,7 +114,13 @@ final class StreamSubscriber<Value: Sendable>: Sendable, Slotted {
         // The dropped results are released after the lock: they may be user objects with a `deinit`.
         // Kept in a binding: a discarded result (`_`) may be released inside the lock in release builds.
         let (schedule, droppedEvents) = mailbox.withLock { mailbox -> (Bool, [StreamEvent<Value>]) in
-            guard !mailbox.isTerminated else { return (false, []) }
+            guard !mailbox.isTerminated else {
+                // Still queued, so a drain is scheduled to deliver it: a pending event keeps one so.
+                guard case .finished? = mailbox.pending.last else { return (false, []) }
+                let dropped = mailbox.pending
+                mailbox.pending = [.cancelled]
+                return (false, dropped)
+            }
             mailbox.isTerminated = true
             let dropped = mailbox.pending
             mailbox.pending = [.cancelled]

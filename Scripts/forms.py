@@ -129,6 +129,27 @@ ROWS = [
         "absent": {"mainActor": "✗ ⁶", "asyncContext": "✗ ⁶", "asyncMainActor": "✗ ⁶", "actor": "✗ ⁶"},
     },
     {
+        "label": "stream `compactMap`, `removeDuplicates(by:)`, `prefix(while:)`, `drop(while:)`, `scan`",
+        "members": [
+            r"FutureStream\.compactMap\(",
+            r"FutureStream\.removeDuplicates\(on:",
+            r"FutureStream\.prefix\(on:",
+            r"FutureStream\.drop\(on:",
+            r"FutureStream\.scan\(",
+        ],
+        "absent": {"asyncContext": "✗ ¹", "asyncMainActor": "✗ ¹", "actor": "✗ ¹"},
+    },
+    {
+        "label": "stream `reduce`, `contains(where:)`, `allSatisfy` (to a future)",
+        "members": [r"FutureStream\.reduce\(", r"FutureStream\.contains\(on:", r"FutureStream\.allSatisfy\("],
+        "absent": {"asyncContext": "✗ ¹", "asyncMainActor": "✗ ¹", "actor": "✗ ¹"},
+    },
+    {
+        "label": "stream `flatMapLatest` (to a future or a stream)",
+        "members": [r"FutureStream\.flatMapLatest\("],
+        "absent": {"asyncContext": "✗ ⁵", "asyncMainActor": "✗ ⁵", "actor": "✗ ⁵"},
+    },
+    {
         "label": "`future.flatMap(capacity:)`, `future.recoverWith(capacity:)` (to a stream)",
         "members": [r"Future\.flatMap\(capacity:", r"Future\.recoverWith\(capacity:"],
         "absent": {"asyncContext": "✗ ⁵", "asyncMainActor": "✗ ⁵", "actor": "✗ ⁵"},
@@ -138,6 +159,7 @@ ROWS = [
 # Declarations that take `on:` but place no closure of a combinator: not in the table.
 NOT_FORMS = [
     (r"LimitedExecutionContext\.init\(", "a context built on another; it runs what it is given there"),
+    (r"FutureStream\.buffer\(", "its context drains the buffer; it runs no closure of the caller's"),
 ]
 
 NOTES = """\
@@ -409,6 +431,13 @@ def write(relative, text):
 # Source files whose forms are tested in other files than the one named after them.
 TEST_FILES = {
     "Sources/FutureLib/Stream/Future+Stream.swift": ["FutureStream+MapTests.swift", "FutureStream+RecoverTests.swift"],
+    # The stream operators are tested by family: shaping, ending in a future, combining, time.
+    "Sources/FutureLib/Stream/FutureStream+CompactMap.swift": ["FutureStream+ShapingTests.swift"],
+    "Sources/FutureLib/Stream/FutureStream+RemoveDuplicates.swift": ["FutureStream+ShapingTests.swift"],
+    "Sources/FutureLib/Stream/FutureStream+Prefix.swift": ["FutureStream+ShapingTests.swift"],
+    "Sources/FutureLib/Stream/FutureStream+Scan.swift": ["FutureStream+ShapingTests.swift"],
+    "Sources/FutureLib/Stream/FutureStream+Reduce.swift": ["FutureStream+ReduceTests.swift"],
+    "Sources/FutureLib/Stream/FutureStream+FlatMapLatest.swift": ["FutureStream+CombiningTests.swift"],
 }
 
 

@@ -330,6 +330,29 @@ private actor Ledger {
         }
         stream.andThen(on: context) { _ in }
         stream.andThen(on: .mainActor) { _ in self.count += 1 }
+        // The operators that take a closure: compactMap, removeDuplicates(by:), prefix(while:), drop(while:), scan
+        _ = stream.compactMap(on: context) { $0 > 0 ? $0 : nil }
+        _ = stream.compactMap(on: .mainActor) { $0 > self.count ? $0 : nil }
+        _ = stream.removeDuplicates(on: context) { $0 == $1 }
+        _ = stream.removeDuplicates(on: .mainActor) { $0 == $1 + self.count }
+        _ = stream.prefix(on: context) { $0 < 10 }
+        _ = stream.prefix(on: .mainActor) { $0 < self.count }
+        _ = stream.drop(on: context) { $0 < 10 }
+        _ = stream.drop(on: .mainActor) { $0 < self.count }
+        _ = stream.scan(0, on: context) { $0 + $1 }
+        _ = stream.scan(0, on: .mainActor) { $0 + $1 + self.count }
+        // reduce, contains(where:), allSatisfy: to a future
+        _ = stream.reduce(0, on: context) { $0 + $1 }
+        _ = stream.reduce(0, on: .mainActor) { $0 + $1 + self.count }
+        _ = stream.contains(on: context) { $0 > 0 }
+        _ = stream.contains(on: .mainActor) { $0 > self.count }
+        _ = stream.allSatisfy(on: context) { $0 > 0 }
+        _ = stream.allSatisfy(on: .mainActor) { $0 > self.count }
+        // flatMapLatest, to a future or a stream: the closure gets the value's own token
+        _ = stream.flatMapLatest(on: context) { value, _ in Future(value: value) }
+        _ = stream.flatMapLatest(on: .mainActor) { value, _ in Future(value: value + self.count) }
+        _ = stream.flatMapLatest(on: context) { value, _ -> FutureStream<Int> in FutureStream(value: value) }
+        _ = stream.flatMapLatest(on: .mainActor) { value, _ -> FutureStream<Int> in FutureStream(value: value + self.count) }
         // A future continued by a stream
         _ = future.flatMap(capacity: 1, on: context) { FutureStream(value: $0) }
         _ = future.flatMap(capacity: 1, on: .mainActor) { FutureStream(value: $0 + self.count) }

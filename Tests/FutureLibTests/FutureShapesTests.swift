@@ -352,7 +352,9 @@ private actor Ledger {
         _ = stream.flatMapLatest(on: context) { value, _ in Future(value: value) }
         _ = stream.flatMapLatest(on: .mainActor) { value, _ in Future(value: value + self.count) }
         _ = stream.flatMapLatest(on: context) { value, _ -> FutureStream<Int> in FutureStream(value: value) }
-        _ = stream.flatMapLatest(on: .mainActor) { value, _ -> FutureStream<Int> in FutureStream(value: value + self.count) }
+        _ = stream.flatMapLatest(on: .mainActor) { value, _ -> FutureStream<Int> in
+            FutureStream(value: value + self.count)
+        }
         // A future continued by a stream
         _ = future.flatMap(capacity: 1, on: context) { FutureStream(value: $0) }
         _ = future.flatMap(capacity: 1, on: .mainActor) { FutureStream(value: $0 + self.count) }

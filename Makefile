@@ -7,7 +7,7 @@ SHIM_CC ?= $(shell command -v cc || command -v clang)
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
 .PHONY: help build test api-check api-breakage test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-thresholds bench-thresholds-update bench-report bench-callgrind clean \
-	integrations-test integrations-soak demo-server
+	integrations-test integrations-soak demo-server fuzz-deadline-header
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -100,6 +100,22 @@ integrations-test: ## Build and test the Integrations/ package (SwiftNIO, AsyncH
 	cd Integrations && $(SWIFT) test $(TEST_FLAGS)
 	SWIFT=$(SWIFT) python3 Scripts/build-server-guide-example.py
 
+# The parsers' files need only the standard library, so they are compiled alone with the fuzz entry point (no
+# package build). libFuzzer writes the inputs it finds to .build/fuzz/; the committed seeds are read only. A crash
+# (a trap, an AddressSanitizer report, or a broken rule the target checks) fails the target and leaves its input
+# in .build/fuzz/crash-<hash> (replay: .build/fuzz/deadline-header .build/fuzz/crash-<hash>).
+FUZZ_TIME ?= 60
+FUZZ_DEADLINE_SOURCES = $(addprefix Integrations/Sources/FutureLibHTTPDeadline/,TimeoutDigits.swift \
+	MillisecondsTimeout.swift GRPCTimeout.swift DeadlineHeader.swift) Integrations/Fuzz/DeadlineHeader/main.swift
+fuzz-deadline-header: ## libFuzzer (-sanitize=fuzzer,address) on the deadline header parsers (Connect-Timeout-Ms, grpc-timeout) for FUZZ_TIME seconds (60), from the seeds in Integrations/Fuzz/DeadlineHeader/corpus
+	mkdir -p .build/fuzz/deadline-header-corpus
+	$(SWIFTC) -sanitize=fuzzer,address -parse-as-library -O $(FUZZ_DEADLINE_SOURCES) \
+		-o .build/fuzz/deadline-header 2> .build/fuzz/build.log || { cat .build/fuzz/build.log; exit 1; }
+	@# The gold linker warns about every AddressSanitizer helper it cannot export; nothing else is expected.
+	@grep -v "Cannot export local symbol" .build/fuzz/build.log || true
+	.build/fuzz/deadline-header -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=.build/fuzz/ \
+		.build/fuzz/deadline-header-corpus Integrations/Fuzz/DeadlineHeader/corpus
+
 integrations-soak: ## A Hummingbird application under keep-alive load (release): 10⁵ requests (SOAK_REQUESTS), fails on resident-set growth or a wrong answer
 	cd Integrations && $(SWIFT) run -c release --scratch-path .build-release HummingbirdSoak $${SOAK_REQUESTS:-100000}
 
@@ -156,11 +172,11 @@ bench-callgrind: ## Instruction counts (valgrind) of FutureLib vs peers, into Do
 
 lint: ## Check formatting (swift-format --strict)
 	$(SWIFT_FORMAT) lint --strict --recursive Sources Tests Package.swift \
-		Integrations/Sources Integrations/Tests Integrations/Package.swift
+		Integrations/Sources Integrations/Tests Integrations/Package.swift Integrations/Fuzz
 
 format: ## Rewrite sources with swift-format
 	$(SWIFT_FORMAT) format --in-place --recursive Sources Tests Package.swift \
-		Integrations/Sources Integrations/Tests Integrations/Package.swift
+		Integrations/Sources Integrations/Tests Integrations/Package.swift Integrations/Fuzz
 
 docs: ## Build the DocC archives of the three modules, warnings as errors
 	./Scripts/build-docs.sh

@@ -49,6 +49,8 @@ let package = Package(
         .library(name: "FutureLibServiceLifecycle", targets: ["FutureLibServiceLifecycle"]),
         .library(name: "FutureLibHummingbird", targets: ["FutureLibHummingbird"]),
         .library(name: "FutureLibVapor", targets: ["FutureLibVapor"]),
+
+        .library(name: "FutureLibHTTPDeadline", targets: ["FutureLibHTTPDeadline"]),
     ],
     dependencies: [
         // `name:` pins the identity, so `package: "FutureLib"` below works whatever the checkout folder is called.
@@ -74,13 +76,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The deadline headers (`Connect-Timeout-Ms`, `grpc-timeout`): their grammars and the token's time left.
+        // No NIO, no HTTP library: the client and server adapters, a Vapor adapter and the fuzz target
+        // (`make fuzz-deadline-header`, which compiles its grammar files alone) share it.
+        .target(
+            name: "FutureLibHTTPDeadline",
+            dependencies: [
+                .product(name: "Cancellation", package: "FutureLib")
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "FutureLibAsyncHTTPClient",
             dependencies: [
+                "FutureLibHTTPDeadline",
                 "FutureLibNIO",
                 .product(name: "FutureLib", package: "FutureLib"),
                 asyncHTTPClient,
                 nioCore,
+                // `HTTPHeaders`' members, to write the deadline header.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 logging,
             ],
             swiftSettings: swiftSettings
@@ -97,6 +112,7 @@ let package = Package(
         .target(
             name: "FutureLibHummingbird",
             dependencies: [
+                "FutureLibHTTPDeadline",
                 "FutureLibServiceLifecycle",
                 .product(name: "Cancellation", package: "FutureLib"),
                 hummingbird,
@@ -168,6 +184,14 @@ let package = Package(
                 "IntegrationsTestSupport",
                 nioConcurrencyHelpers,
             ] + nioHTTP,
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FutureLibHTTPDeadlineTests",
+            dependencies: [
+                "FutureLibHTTPDeadline",
+                .product(name: "Cancellation", package: "FutureLib"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

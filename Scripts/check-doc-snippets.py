@@ -64,6 +64,7 @@ INTEGRATIONS_IMPORTS = [
     "import Foundation",
     "import FutureLib",
     "import FutureLibAsyncHTTPClient",
+    "import FutureLibHTTPDeadline",
     "import FutureLibHummingbird",
     "import FutureLibNIO",
     "import FutureLibServiceLifecycle",

@@ -1,3 +1,4 @@
+@_exported public import FutureLibHTTPDeadline
 // `import FutureLibAsyncHTTPClient` also gives the event-loop bridges (`.eventLoop(_:)`, `EventLoopFuture` ⇄
 // `Future`), which code around an `HTTPClient` usually needs too.
 @_exported public import FutureLibNIO

@@ -39,6 +39,14 @@ extension HTTPClient {
     /// cancelled request out of its connection queue asynchronously, so a request cancelled while queued may
     /// still be handed a connection in that moment, sent, and then cut off.
     ///
+    /// ### Deadline
+    /// The request carries its remaining time in `deadlineHeader`, so that a server (a Hummingbird application with
+    /// `FutureLibHummingbird`'s middleware, any Connect server) stops when the caller would stop waiting: the
+    /// smaller of `timeout` (AsyncHTTPClient gives up then anyway) and the token's
+    /// ``Cancellation/CancellationToken/timeRemaining``, and never more than a value the request's own header
+    /// already says; whole milliseconds rounded down, measured as the request starts. A request always has a
+    /// `timeout`, so the header is always sent (``HTTPClientRequest/setDeadline(_:for:timeout:)``).
+    ///
     /// ### Semantics
     /// - The future completes exactly once: with the response, with `CancellationError` when the token won, or
     ///   with AsyncHTTPClient's error (an `HTTPClientError` such as `.deadlineExceeded` after `timeout`, or
@@ -52,6 +60,8 @@ extension HTTPClient {
     ///   - timeout: AsyncHTTPClient's deadline for the whole request, from now.
     ///   - maxBodyBytes: The longest body accepted; a longer one fails the request.
     ///   - logger: AsyncHTTPClient's logger for this request; `nil` logs nothing.
+    ///   - deadlineHeader: The header that tells the server how long the request has (``DeadlineHeader/connectTimeout``,
+    ///     `Connect-Timeout-Ms`, by default); `nil` sends none. See "Deadline".
     ///   - cancellationToken: Cancels the request and fails the future with `CancellationError`.
     /// - Returns: A future of the response with its whole body. It fails with `CancellationError` when the token
     ///   was cancelled first, or with AsyncHTTPClient's error.
@@ -60,11 +70,15 @@ extension HTTPClient {
         timeout: TimeAmount,
         upTo maxBodyBytes: Int,
         logger: Logger? = nil,
+        deadlineHeader: DeadlineHeader? = .connectTimeout,
         cancellationToken: CancellationToken
     ) -> Future<HTTPClientResponse> {
         // FutureLib runs the work in a task that the token cancels; AsyncHTTPClient cancels the request (closing
         // its connection) when that task is cancelled, in every phase including the body stream.
         Future(cancellationToken: cancellationToken) { [self] in
+            var request = request
+            // Measured as the task starts, just before AsyncHTTPClient takes the request.
+            if let deadlineHeader { request.setDeadline(deadlineHeader, for: cancellationToken, timeout: timeout) }
             let response = try await execute(request, timeout: timeout, logger: logger)
             let body = try await response.body.collect(upTo: maxBodyBytes)
             return HTTPClientResponse(

@@ -28,6 +28,14 @@ extension HTTPClient {
     ///   body's end also closes the connection.
     /// - After the body's end, the token does nothing.
     ///
+    /// ### Deadline
+    /// The request carries its remaining time in `deadlineHeader`, so that a server (a Hummingbird application with
+    /// `FutureLibHummingbird`'s middleware, any Connect server) stops when the caller would stop waiting: the
+    /// smaller of `timeout` (AsyncHTTPClient gives up then anyway) and the token's
+    /// ``Cancellation/CancellationToken/timeRemaining``, and never more than a value the request's own header
+    /// already says; whole milliseconds rounded down, measured as the request starts. A request always has a
+    /// `timeout`, so the header is always sent (``HTTPClientRequest/setDeadline(_:for:timeout:)``).
+    ///
     /// ### Semantics
     /// - The future completes exactly once, when the head arrives (on a FutureLib worker thread) or with
     ///   `CancellationError` (on the cancelling thread), or with AsyncHTTPClient's error.
@@ -38,6 +46,8 @@ extension HTTPClient {
     ///   - request: The request to send.
     ///   - timeout: AsyncHTTPClient's deadline for the whole request, from now.
     ///   - logger: AsyncHTTPClient's logger for this request; `nil` logs nothing.
+    ///   - deadlineHeader: The header that tells the server how long the request has (``DeadlineHeader/connectTimeout``,
+    ///     `Connect-Timeout-Ms`, by default); `nil` sends none. See "Deadline".
     ///   - cancellationToken: Cancels the request, before the head and while the body streams.
     /// - Returns: A future of the response, completed when its head arrives. It fails with `CancellationError` when
     ///   the token was cancelled first, or with AsyncHTTPClient's error.
@@ -45,9 +55,13 @@ extension HTTPClient {
         _ request: HTTPClientRequest,
         timeout: TimeAmount,
         logger: Logger? = nil,
+        deadlineHeader: DeadlineHeader? = .connectTimeout,
         cancellationToken: CancellationToken
     ) -> Future<HTTPClientResponse> {
         Future(cancellationToken: cancellationToken) { [self] in
+            var request = request
+            // Measured as the task starts, just before AsyncHTTPClient takes the request.
+            if let deadlineHeader { request.setDeadline(deadlineHeader, for: cancellationToken, timeout: timeout) }
             var response = try await execute(request, timeout: timeout, logger: logger)
             // A response dropped because the token won meanwhile cancels its request: AsyncHTTPClient closes the
             // connection when its body is released unread.

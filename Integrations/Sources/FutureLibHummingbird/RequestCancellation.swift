@@ -19,6 +19,8 @@ public import Hummingbird
 public struct RequestCancellation: Sendable {
     let connection: ClientConnection?
     var request: CancellationRequest?
+    /// The caller's deadline, read from the request's deadline header by ``RequestCancellationMiddleware``.
+    var caller: CancellationDeadline?
 
     /// The cancellation of a request that arrived on `source`'s connection: its token is cancelled when that
     /// connection's client goes away, if the server has a ``ClientDisconnectObserver``
@@ -64,9 +66,27 @@ public struct RequestCancellation: Sendable {
         connection != nil
     }
 
-    /// Sets the request's deadline to `delay` from now, replacing an earlier one (the last call wins): the token is
-    /// then cancelled with `DeadlineExceededError` when it passes. Does nothing outside
-    /// ``RequestCancellationMiddleware`` or once the token is cancelled.
+    /// The deadline the caller sent in the request's deadline header (`Connect-Timeout-Ms` by default), on the
+    /// system clock, from when ``RequestCancellationMiddleware`` read it; nil when it sent none (or none valid).
+    ///
+    /// ```swift
+    /// router.get("slow") { _, context in
+    ///     if let caller = context.cancellation.callerDeadline {
+    ///         print("the caller waits \(caller.remaining) more")
+    ///     }
+    ///     return "ok"
+    /// }
+    /// ```
+    ///
+    /// The request's token fires at the earlier of this and the route's deadline; read what is left of both with
+    /// `context.cancellation.token.timeRemaining`.
+    public var callerDeadline: CancellationDeadline? {
+        caller
+    }
+
+    /// Sets the request's deadline to `delay` from now, replacing an earlier one (the last call wins), but never
+    /// later than the caller's (``callerDeadline``): the token is then cancelled with `DeadlineExceededError` when
+    /// it passes. Does nothing outside ``RequestCancellationMiddleware`` or once the token is cancelled.
     ///
     /// ```swift
     /// router.get("export") { _, context in
@@ -77,7 +97,8 @@ public struct RequestCancellation: Sendable {
     ///
     /// - Parameter delay: How long from now.
     public func setDeadline(_ delay: Duration) {
-        request?.cancel(after: delay)
+        guard let request else { return }
+        request.cancel(after: caller.map { min(delay, $0.remaining) } ?? delay)
     }
 }
 

@@ -1,3 +1,5 @@
+public import FutureLibHTTPDeadline
+import HTTPTypes
 public import Hummingbird
 import ServiceLifecycle
 
@@ -28,6 +30,12 @@ import ServiceLifecycle
 /// - **Deadline** (reason `DeadlineExceededError`): `deadline` after the middleware starts the request; a route
 ///   can set its own with ``RequestDeadlineMiddleware`` or ``RequestCancellation/setDeadline(_:)`` (the last one
 ///   set wins).
+/// - **The caller's deadline** (reason `DeadlineExceededError`): what the caller says it has left, in
+///   `deadlineHeader` (`Connect-Timeout-Ms` by default, which FutureLib's AsyncHTTPClient adapter sends), from when
+///   the middleware reads it. The token fires at the earlier of that and the route's deadline, and no later
+///   deadline set by a route extends it: a chain of services shares one shrinking budget. Hostile values have the
+///   outcomes ``FutureLibHTTPDeadline/DeadlineHeader`` gives them (a repeated header: the smallest valid value;
+///   `0` or negative: already passed, the token fires at once; huge: clamped; garbage: ignored).
 /// - **Graceful shutdown** (reason `GracefulShutdownError`): the `ServiceGroup` running the application triggers
 ///   graceful shutdown (the `Application` is the service; its connections run inside it), or `shutdown` is
 ///   cancelled (its own reason then).
@@ -47,6 +55,8 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
     public let shutdown: CancellationToken
     /// Whether a handler that throws once its token is cancelled is answered with `499`, `504` or `503`.
     public let respondsToCancellation: Bool
+    /// The header the caller's remaining deadline is read from; nil to ignore callers' deadlines.
+    public let deadlineHeader: DeadlineHeader?
 
     /// Creates the middleware.
     ///
@@ -60,10 +70,18 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
     ///     `.none` by default.
     ///   - respondsToCancellation: Answer a handler that throws once its token is cancelled with the status of the
     ///     reason; `false` by default (the error reaches Hummingbird's error handling).
-    public init(deadline: Duration? = nil, shutdown: CancellationToken = .none, respondsToCancellation: Bool = false) {
+    ///   - deadlineHeader: The header that carries the caller's remaining deadline, `Connect-Timeout-Ms` by default;
+    ///     `nil` ignores it. Only the outermost middleware reads it.
+    public init(
+        deadline: Duration? = nil,
+        shutdown: CancellationToken = .none,
+        respondsToCancellation: Bool = false,
+        deadlineHeader: DeadlineHeader? = .connectTimeout
+    ) {
         self.deadline = deadline
         self.shutdown = shutdown
         self.respondsToCancellation = respondsToCancellation
+        self.deadlineHeader = deadlineHeader
     }
 
     // `@concurrent`, as Hummingbird's protocol (built without nonisolated(nonsending) by default) declares it.
@@ -73,17 +91,22 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
         context: Context,
         next: @concurrent (Request, Context) async throws -> Response
     ) async throws -> Response {
-        if let outer = context.cancellation.request {
-            if let deadline { outer.cancel(after: deadline) }
+        if context.cancellation.request != nil {
+            if let deadline { context.cancellation.setDeadline(deadline) }
             return try await next(request, context)
         }
         let stop = shutdown.canBeCancelled ? CancellationRequest(linkedTo: [shutdown]) : CancellationRequest()
         var context = context
         context.cancellation.request = stop
+        let caller = callerTimeout(of: request)
+        if let caller {
+            let clock = SystemClock()
+            context.cancellation.caller = CancellationDeadline(instant: clock.now + caller, clock: clock)
+        }
         let connection = context.cancellation.connection
         connection?.watch(stop)
         defer { connection?.unwatch(stop) }
-        if let deadline { stop.cancel(after: deadline) }
+        if let budget = [deadline, caller].compactMap({ $0 }).min() { stop.cancel(after: budget) }
         return try await withGracefulShutdownHandler {
             do {
                 return try await next(request, context)
@@ -99,8 +122,17 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
     }
 }
 
+extension RequestCancellationMiddleware {
+    /// The timeout the caller sent in ``deadlineHeader``, if any valid one.
+    private func callerTimeout(of request: Request) -> Duration? {
+        guard let deadlineHeader, let name = HTTPField.Name(deadlineHeader.name) else { return nil }
+        return deadlineHeader.timeout(in: request.headers[values: name])
+    }
+}
+
 /// Sets the deadline of the requests of a route group: their token (`context.cancellation.token`) is cancelled with
-/// `DeadlineExceededError` when it passes, replacing the application's default deadline (the last one set wins).
+/// `DeadlineExceededError` when it passes, replacing the application's default deadline (the last one set wins), but
+/// never later than the caller's (``RequestCancellation/callerDeadline``).
 ///
 /// ```swift
 /// router.add(middleware: RequestCancellationMiddleware(deadline: .seconds(10), respondsToCancellation: true))

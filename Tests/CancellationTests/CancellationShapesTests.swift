@@ -84,4 +84,21 @@ struct CancellationShapesTests {
         }.result
         #expect(throws: CancellationError.self) { try outcome.get() }
     }
+
+    @Test func `the deadline calls compile as the contract writes them`() {
+        let clock = ManualClock()
+        let parent = CancellationRequest(cancelAfter: .seconds(2), clock: clock)
+        let call = CancellationRequest(linkedTo: parent.token, timeout: .seconds(5), clock: clock)
+        let onSystemClock = CancellationRequest(linkedTo: parent.token, timeout: .seconds(5))
+        let deadline: CancellationDeadline? = call.token.deadline
+        let remaining: Duration? = call.token.timeRemaining
+        #expect(remaining == .seconds(2))
+        let instant: Duration? = deadline?.instant
+        let deadlineClock: (any TimerClock)? = deadline?.clock
+        let left: Duration? = deadline?.remaining
+        let passed: Bool? = deadline?.hasPassed
+        let made = CancellationDeadline(instant: clock.now + .seconds(1), clock: clock)
+        let now: Duration = SystemClock().now  // `TimerClock.now`, with a default for clocks that give none
+        _ = (onSystemClock, instant, deadlineClock, left, passed, made, now)
+    }
 }

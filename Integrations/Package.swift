@@ -129,6 +129,7 @@ let package = Package(
             name: "FutureLibVapor",
             dependencies: [
                 "FutureLibServiceLifecycle",
+                "FutureLibHTTPDeadline",
                 .product(name: "Cancellation", package: "FutureLib"),
                 vapor,
                 nioCore,

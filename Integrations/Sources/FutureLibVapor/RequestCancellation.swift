@@ -12,6 +12,8 @@ public import Vapor
 public struct RequestCancellation: Sendable {
     let request: CancellationRequest?
     let connection: ClientConnection?
+    /// The caller's deadline, from the request's deadline header.
+    var caller: CancellationDeadline? = nil
 
     /// The request's token, cancelled when its client goes away (reason `ClientDisconnectedError`), its deadline
     /// passes (`DeadlineExceededError`) or the application shuts down gracefully (`GracefulShutdownError`),
@@ -35,9 +37,27 @@ public struct RequestCancellation: Sendable {
         connection != nil
     }
 
-    /// Sets the request's deadline to `delay` from now, replacing an earlier one (the last call wins): the token is
-    /// then cancelled with `DeadlineExceededError` when it passes. Does nothing outside
-    /// ``RequestCancellationMiddleware`` or once the token is cancelled.
+    /// The deadline the caller sent in the middleware's deadline header (`Connect-Timeout-Ms` by default, which
+    /// FutureLib's AsyncHTTPClient adapter sends), from when the middleware read it; `nil` when it sent none.
+    ///
+    /// ```swift
+    /// app.get("slow") { request -> String in
+    ///     if let caller = request.cancellation.callerDeadline {
+    ///         print("the caller waits \(caller.remaining) more")
+    ///     }
+    ///     return "ok"
+    /// }
+    /// ```
+    ///
+    /// The request's token fires at the earlier of this and the route's deadline; read what is left of both with
+    /// `request.cancellation.token.timeRemaining`.
+    public var callerDeadline: CancellationDeadline? {
+        caller
+    }
+
+    /// Sets the request's deadline to `delay` from now, replacing an earlier one (the last call wins), but never
+    /// later than the caller's (``callerDeadline``): the token is then cancelled with `DeadlineExceededError` when
+    /// it passes. Does nothing outside ``RequestCancellationMiddleware`` or once the token is cancelled.
     ///
     /// ```swift
     /// app.get("export") { request async throws -> String in
@@ -48,7 +68,8 @@ public struct RequestCancellation: Sendable {
     ///
     /// - Parameter delay: How long from now.
     public func setDeadline(_ delay: Duration) {
-        request?.cancel(after: delay)
+        guard let request else { return }
+        request.cancel(after: caller.map { min(delay, $0.remaining) } ?? delay)
     }
 }
 

@@ -27,6 +27,12 @@ public import Vapor
 /// - **Deadline** (reason `DeadlineExceededError`): `deadline` after the middleware starts the request; a route
 ///   group can set its own with ``RequestDeadlineMiddleware``, a route with ``RequestCancellation/setDeadline(_:)``
 ///   (the last one set wins).
+/// - **The caller's deadline** (reason `DeadlineExceededError`): what the caller says it has left, in
+///   `deadlineHeader` (`Connect-Timeout-Ms` by default, which FutureLib's AsyncHTTPClient adapter sends), from when
+///   the middleware reads it. The token fires at the earlier of that and the route's deadline, and no later
+///   deadline set by a route extends it: a chain of services shares one shrinking budget. Hostile values have the
+///   outcomes `DeadlineHeader` gives them (a repeated header: the smallest valid value; `0` or negative: already
+///   passed, the token fires at once; huge: clamped; garbage: ignored).
 /// - **Graceful shutdown** (reason `GracefulShutdownError`): the observing server shuts down (Vapor's `serve`
 ///   command on `SIGTERM`/`SIGINT`), or ``Vapor/Application/requestShutdown`` or `shutdown` is cancelled (its own
 ///   reason then).
@@ -47,6 +53,8 @@ public struct RequestCancellationMiddleware: Middleware {
     public let shutdown: CancellationToken
     /// Whether a route that fails once its token is cancelled is answered with `499`, `504` or `503`.
     public let respondsToCancellation: Bool
+    /// The header the caller's remaining deadline is read from; nil to ignore callers' deadlines.
+    public let deadlineHeader: DeadlineHeader?
 
     /// Creates the middleware.
     ///
@@ -59,10 +67,18 @@ public struct RequestCancellationMiddleware: Middleware {
     ///   - shutdown: A token that also cancels every request; `.none` by default.
     ///   - respondsToCancellation: Answer a route that fails once its token is cancelled with the status of the
     ///     reason; `false` by default (the error reaches Vapor's error handling).
-    public init(deadline: Duration? = nil, shutdown: CancellationToken = .none, respondsToCancellation: Bool = false) {
+    ///   - deadlineHeader: The header that carries the caller's remaining deadline, `Connect-Timeout-Ms` by default;
+    ///     `nil` to ignore callers' deadlines.
+    public init(
+        deadline: Duration? = nil,
+        shutdown: CancellationToken = .none,
+        respondsToCancellation: Bool = false,
+        deadlineHeader: DeadlineHeader? = .connectTimeout
+    ) {
         self.deadline = deadline
         self.shutdown = shutdown
         self.respondsToCancellation = respondsToCancellation
+        self.deadlineHeader = deadlineHeader
     }
 
     /// Runs `next` with the request's token in `request.cancellation`.
@@ -72,8 +88,8 @@ public struct RequestCancellationMiddleware: Middleware {
     ///   - next: The rest of the chain.
     /// - Returns: The response of `next`, or the status of the reason (with `respondsToCancellation`).
     public func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
-        if let outer = request.storage[RequestCancellationKey.self]?.request {
-            if let deadline { outer.cancel(after: deadline) }
+        if let outer = request.storage[RequestCancellationKey.self], outer.request != nil {
+            if let deadline { outer.setDeadline(deadline) }
             return next.respond(to: request)
         }
         let stop =
@@ -81,9 +97,15 @@ public struct RequestCancellationMiddleware: Middleware {
             ? CancellationRequest(linkedTo: request.application.requestShutdown.token, shutdown)
             : CancellationRequest(linkedTo: request.application.requestShutdown.token)
         let connection = ClientConnection.connection(remote: request.remoteAddress, loop: request.eventLoop)
-        request.storage[RequestCancellationKey.self] = RequestCancellation(request: stop, connection: connection)
+        var cancellation = RequestCancellation(request: stop, connection: connection)
+        let caller = callerTimeout(of: request)
+        if let caller {
+            let clock = SystemClock()
+            cancellation.caller = CancellationDeadline(instant: clock.now + caller, clock: clock)
+        }
+        request.storage[RequestCancellationKey.self] = cancellation
         connection?.watch(stop)
-        if let deadline { stop.cancel(after: deadline) }
+        if let budget = [deadline, caller].compactMap({ $0 }).min() { stop.cancel(after: budget) }
         let response = next.respond(to: request)
         guard respondsToCancellation else {
             guard let connection else { return response }
@@ -102,8 +124,18 @@ public struct RequestCancellationMiddleware: Middleware {
     }
 }
 
+extension RequestCancellationMiddleware {
+    /// The timeout the caller sent in ``deadlineHeader``, if any valid one.
+    private func callerTimeout(of request: Request) -> Duration? {
+        guard let deadlineHeader else { return nil }
+        let values = request.headers[deadlineHeader.name]
+        return values.isEmpty ? nil : deadlineHeader.timeout(in: values)
+    }
+}
+
 /// Sets the deadline of the requests of a route group: their token (`request.cancellation.token`) is cancelled with
-/// `DeadlineExceededError` when it passes, replacing the application's default deadline (the last one set wins).
+/// `DeadlineExceededError` when it passes, replacing the application's default deadline (the last one set wins), but
+/// never later than the caller's (``RequestCancellation/callerDeadline``).
 ///
 /// ```swift
 /// app.middleware.use(RequestCancellationMiddleware(deadline: .seconds(10), respondsToCancellation: true))

@@ -9,7 +9,7 @@ import Vapor
 
 /// What the examples read: an application and a request; type checking only, so neither is made.
 private var exampleApplication: Application { fatalError("type checking only") }
-private var exampleRequest: Request { fatalError("type checking only") }
+private var exampleRequest: Vapor.Request { fatalError("type checking only") }
 private let exampleClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
 
 extension `Integrations/Sources/FutureLibVapor/ObservingHTTPServer.swift` {
@@ -18,7 +18,8 @@ extension `Integrations/Sources/FutureLibVapor/ObservingHTTPServer.swift` {
 
 extension `Integrations/Sources/FutureLibVapor/RequestCancellation.swift` {
     static var app: Application { exampleApplication }
-    static var request: Request { exampleRequest }
+    // `Vapor.Request`: the snippets module has a `Request` of its own (Prelude.swift).
+    static var request: Vapor.Request { exampleRequest }
     static let client = exampleClient
     static let upstreamRequest = HTTPClientRequest(url: "http://127.0.0.1:8080/")
     static func buildReport(cancellationToken: CancellationToken) async throws -> String { "" }

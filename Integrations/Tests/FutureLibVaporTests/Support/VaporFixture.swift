@@ -11,6 +11,11 @@ import NIOPosix
 import Testing
 import Vapor
 
+/// The suites that run a Vapor application, one at a time: they count the connections the observers registered,
+/// which are process-wide.
+@Suite(.serialized, .timeLimit(.minutes(30)))
+enum VaporApplicationTests {}
+
 /// The running application and what it saw.
 struct VaporFixture: Sendable {
     /// The application's port on 127.0.0.1.

@@ -47,7 +47,11 @@ public struct ObservingHTTPServer: Server {
 
     private var http: HTTPServer { application.http.server.shared }
 
-    /// Vapor's server's `onShutdown`.
+    /// Vapor's server's `onShutdown`: completes when the listening channel closes.
+    ///
+    /// ```swift
+    /// app.server.onShutdown.whenComplete { _ in print("stopped") }
+    /// ```
     public var onShutdown: EventLoopFuture<Void> { http.onShutdown }
 
     /// Starts Vapor's server, then observes the connections it accepts.
@@ -61,6 +65,10 @@ public struct ObservingHTTPServer: Server {
     }
 
     /// Starts Vapor's server, then observes the connections it accepts.
+    ///
+    /// ```swift
+    /// try await app.server.start(address: .hostname("127.0.0.1", port: 8080))
+    /// ```
     ///
     /// - Parameter address: Where to listen; `nil` for the configuration's address.
     /// - Throws: Vapor's error when the server cannot start.
@@ -77,6 +85,10 @@ public struct ObservingHTTPServer: Server {
     }
 
     /// Cancels the requests in flight with `GracefulShutdownError`, then shuts Vapor's server down.
+    ///
+    /// ```swift
+    /// await app.server.shutdown()  // the requests in flight answer 503 at once
+    /// ```
     public func shutdown() async {
         application.requestShutdown.cancel(reason: GracefulShutdownError())
         await http.shutdown()

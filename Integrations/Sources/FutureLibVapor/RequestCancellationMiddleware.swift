@@ -81,7 +81,11 @@ public struct RequestCancellationMiddleware: Middleware {
         self.deadlineHeader = deadlineHeader
     }
 
-    /// Runs `next` with the request's token in `request.cancellation`.
+    /// Runs `next` with the request's token in `request.cancellation`; Vapor calls it for each request.
+    ///
+    /// ```swift
+    /// let response = RequestCancellationMiddleware().respond(to: request, chainingTo: responder)
+    /// ```
     ///
     /// - Parameters:
     ///   - request: The request.
@@ -162,7 +166,11 @@ public struct RequestDeadlineMiddleware: Middleware {
         self.deadline = deadline
     }
 
-    /// Sets the deadline, then runs `next`.
+    /// Sets the deadline, then runs `next`; Vapor calls it for each request of the group.
+    ///
+    /// ```swift
+    /// let response = RequestDeadlineMiddleware(.seconds(1)).respond(to: request, chainingTo: responder)
+    /// ```
     ///
     /// - Parameters:
     ///   - request: The request.

@@ -29,6 +29,8 @@ extension `Integrations/Sources/FutureLibVapor/RequestCancellation.swift` {
 
 extension `Integrations/Sources/FutureLibVapor/RequestCancellationMiddleware.swift` {
     static var app: Application { exampleApplication }
+    static var request: Vapor.Request { exampleRequest }
+    static var responder: any Responder { exampleApplication.responder.current }
     static let client = exampleClient
     static func report(cancellationToken: CancellationToken) async throws -> String { "" }
 }

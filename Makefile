@@ -106,7 +106,7 @@ snippets: ## Compile every ```swift block of README, Documentation/, DocC articl
 demo: ## Run the demo: futures and tokens doing their main job
 	$(SWIFT) run -c release Demo
 
-integrations-test: ## Build and test the Integrations/ package (SwiftNIO, AsyncHTTPClient, ServiceLifecycle, Hummingbird), warnings as errors; then build the server guide's example package
+integrations-test: ## Build and test the Integrations/ package (SwiftNIO, AsyncHTTPClient, ServiceLifecycle, Hummingbird, Vapor), warnings as errors; then build the server guide's example packages
 	cd Integrations && $(SWIFT) build --build-tests $(TEST_FLAGS)
 	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py --integrations
 	cd Integrations && $(SWIFT) test $(TEST_FLAGS)

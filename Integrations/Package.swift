@@ -23,6 +23,7 @@ let serviceLifecycleTestKit: Target.Dependency = .product(
 )
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
 let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
+let vapor: Target.Dependency = .product(name: "Vapor", package: "vapor")
 /// HTTP/1.1 on loopback sockets: what the test server, the tests and the executables run on.
 let nioHTTP: [Target.Dependency] = [
     .product(name: "NIOPosix", package: "swift-nio"),
@@ -47,6 +48,8 @@ let package = Package(
         .library(name: "FutureLibAsyncHTTPClient", targets: ["FutureLibAsyncHTTPClient"]),
         .library(name: "FutureLibServiceLifecycle", targets: ["FutureLibServiceLifecycle"]),
         .library(name: "FutureLibHummingbird", targets: ["FutureLibHummingbird"]),
+        .library(name: "FutureLibVapor", targets: ["FutureLibVapor"]),
+
         .library(name: "FutureLibHTTPDeadline", targets: ["FutureLibHTTPDeadline"]),
     ],
     dependencies: [
@@ -60,6 +63,9 @@ let package = Package(
         // uses (a client's own Hummingbird dependency still gets its defaults: traits are unified).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Vapor brings its own dependencies (swift-crypto, swift-nio-ssl, swift-certificates, multipart-kit, …): what it
+        // adds to a from-scratch build is in README.md.
+        .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
     ],
     targets: [
         .target(
@@ -115,6 +121,21 @@ let package = Package(
                 nioCore,
                 nioConcurrencyHelpers,
                 serviceLifecycle,
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Vapor's server with a client-disconnect observer on each connection, and a token per request.
+        .target(
+            name: "FutureLibVapor",
+            dependencies: [
+                "FutureLibServiceLifecycle",
+                "FutureLibHTTPDeadline",
+                .product(name: "Cancellation", package: "FutureLib"),
+                vapor,
+                nioCore,
+                nioConcurrencyHelpers,
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                logging,
             ],
             swiftSettings: swiftSettings
         ),
@@ -193,6 +214,29 @@ let package = Package(
         .testTarget(
             name: "FutureLibHummingbirdTests",
             dependencies: hummingbirdUnderLoad + nioHTTP + [nioConcurrencyHelpers, serviceLifecycle, logging],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FutureLibVaporTests",
+            dependencies: [
+                "FutureLibVapor",
+                "FutureLibAsyncHTTPClient",
+                "IntegrationsTestSupport",
+                vapor,
+                asyncHTTPClient,
+                nioCore,
+                nioConcurrencyHelpers,
+                serviceLifecycle,
+                logging,
+            ] + nioHTTP,
+            swiftSettings: swiftSettings
+        ),
+        // The cost of a request token under Vapor, measured with `wrk` (Documentation/ServerSideSwift.md).
+        .executableTarget(
+            name: "VaporCostServer",
+            dependencies: [
+                "FutureLibVapor", vapor, logging, nioCore, .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The code of Documentation/ServerSideSwift.md, compiled and run.

@@ -6,7 +6,9 @@
 `make test` runs it on the root package's blocks; `make integrations-test` runs it with
 `--integrations` on the blocks about the nested Integrations/ package (Documentation/ServerSideSwift.md,
 Integrations/README.md, the doc comments of Integrations/Sources, and any block fenced
-```swift integrations), against that package's build, whose modules they import.
+```swift integrations), against that package's build, whose modules they import. The blocks about Vapor (the
+doc comments of Integrations/Sources/FutureLibVapor, and blocks fenced ```swift vapor) go to files of their own,
+which import Vapor instead of Hummingbird (both name their types `Application`, `Request`, `Response`).
 
 Where the blocks come from: README.md, Documentation/*.md, the DocC catalogs
 (Sources/*/*.docc/**/*.md) and the `///` doc comments of Sources/**/*.swift.
@@ -51,7 +53,7 @@ import time
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 OUTPUT = os.path.join(ROOT, ".build-snippets")
 PRELUDE = os.path.join(ROOT, "Scripts", "snippet-prelude")
-KNOWN_ATTRIBUTES = {"no-compile", "integrations"}
+KNOWN_ATTRIBUTES = {"no-compile", "integrations", "vapor"}
 # Documents about the nested Integrations/ package: their blocks import SwiftNIO, AsyncHTTPClient and
 # swift-service-lifecycle, so they are compiled against that package's build (`--integrations`, run by
 # `make integrations-test`), as is any other block fenced ```swift integrations.
@@ -74,6 +76,21 @@ INTEGRATIONS_IMPORTS = [
     "import ServiceLifecycle",
     "import Synchronization",
     "import Testing",
+]
+# Vapor and Hummingbird both name their types `Application`, `Request`, `Response`, and FutureLibVapor and
+# FutureLibHummingbird both have a `RequestCancellationMiddleware`: the blocks about Vapor (the doc comments of
+# Integrations/Sources/FutureLibVapor, and any block fenced ```swift vapor) are compiled in files of their own,
+# which import these instead of INTEGRATIONS_IMPORTS.
+VAPOR_IMPORTS = [
+    "import AsyncHTTPClient",
+    "import Foundation",
+    "import FutureLib",
+    "import FutureLibAsyncHTTPClient",
+    "import FutureLibVapor",
+    "import NIOCore",
+    "import NIOHTTP1",
+    "import Testing",
+    "import Vapor",
 ]
 # Imported by every generated file (a block's own imports are added to these).
 IMPORTS = [
@@ -162,7 +179,12 @@ def belongs_to_integrations(block):
         block.path in INTEGRATIONS_DOCUMENTS
         or block.path.startswith("Integrations/")
         or "integrations" in block.attributes
+        or "vapor" in block.attributes
     )
+
+
+def is_about_vapor(block):
+    return block.path.startswith("Integrations/Sources/FutureLibVapor/") or "vapor" in block.attributes
 
 
 # MARK: - Placing a block
@@ -240,9 +262,11 @@ def swift_string(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def generate(path, blocks):
-    """The Swift file for one document's blocks; returns (text, imports)."""
-    namespace = "`" + path + "`"
+def generate(name, blocks):
+    """The Swift file for one document's blocks (`name`: the document's path, the namespace's name); returns
+    (text, imports)."""
+    path = blocks[0].path
+    namespace = "`" + name + "`"
     body = []
     imports = []
     for block in blocks:
@@ -303,8 +327,14 @@ def main():
         blocks = [block for block in blocks if belongs_to_integrations(block) == arguments.integrations]
         compiled = [block for block in blocks if "no-compile" not in block.attributes]
         skipped += [block for block in blocks if "no-compile" in block.attributes]
-        if compiled:
-            blocks_by_document.append((relative(path), compiled))
+        # A document's Vapor blocks go to a file (and a namespace) of their own: see VAPOR_IMPORTS.
+        vapor = [block for block in compiled if is_about_vapor(block)]
+        others = [block for block in compiled if not is_about_vapor(block)]
+        if others:
+            blocks_by_document.append((relative(path), others))
+        if vapor:
+            name = relative(path) + " (Vapor)" if others else relative(path)
+            blocks_by_document.append((name, vapor))
 
     count = sum(len(blocks) for _, blocks in blocks_by_document)
     if arguments.list:
@@ -321,7 +351,9 @@ def main():
     files = []
     for index, (path, blocks) in enumerate(blocks_by_document):
         text, imports = generate(path, blocks)
-        base = INTEGRATIONS_IMPORTS if arguments.integrations else IMPORTS
+        base = IMPORTS
+        if arguments.integrations:
+            base = VAPOR_IMPORTS if all(is_about_vapor(block) for block in blocks) else INTEGRATIONS_IMPORTS
         imports = base + [line for line in dict.fromkeys(imports) if line not in base]
         name = os.path.join(OUTPUT, f"{index:03}-" + re.sub(r"[^A-Za-z0-9]+", "_", path) + ".swift")
         with open(name, "w") as file:

@@ -8,7 +8,7 @@ public import NIOCore
 /// Hummingbird does not cancel a handler's task when its client disconnects, and its handler reads nothing from the
 /// connection while the handler runs. This handler sits in the connection's pipeline (after HTTP decoding), where it
 /// sees the end of the connection as soon as NIO reads it, and cancels the token that ``RequestCancellationMiddleware``
-/// made for the request in flight, with the reason ``ClientDisconnectedError``. It does nothing else: it reads,
+/// made for the request in flight, with the reason `ClientDisconnectedError`. It does nothing else: it reads,
 /// writes and closes nothing, so keep-alive connections stay open. Install it with
 /// ``HummingbirdCore/HTTPServerBuilder/http1ObservingClientDisconnects(configuration:)``, or add it to
 /// `HTTP1Channel.Configuration.additionalChannelHandlers` yourself:

@@ -1,31 +1,7 @@
 public import HTTPTypes
 
-/// The reason a request's token gives when the client's connection closed (or the client closed its side of it)
-/// while the handler ran: nobody is left to read the response.
-///
-/// ```swift
-/// router.get("report") { _, context in
-///     do {
-///         return try await buildReport(cancellationToken: context.cancellation.token)
-///     } catch {
-///         if context.cancellation.token.cancellationReason is ClientDisconnectedError {
-///             context.logger.info("client went away")
-///         }
-///         throw error
-///     }
-/// }
-/// ```
-public struct ClientDisconnectedError: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
-    /// Creates the reason.
-    ///
-    /// ```swift
-    /// request.cancel(reason: ClientDisconnectedError())
-    /// ```
-    public init() {}
-
-    /// `client disconnected`.
-    public var description: String { "client disconnected" }
-}
+// `ClientDisconnectedError` itself lives in FutureLibServiceLifecycle (re-exported), shared with FutureLibVapor, so
+// that a reason reads the same whatever the framework; here is what Hummingbird answers for it.
 
 extension HTTPResponse.Status {
     /// `499 Client Closed Request` (nginx's code; not in the HTTP standard), the status logged for a request whose
@@ -38,7 +14,7 @@ extension HTTPResponse.Status {
         .init(code: 499, reasonPhrase: "Client Closed Request")
     }
 
-    /// The status that answers a request stopped for `reason`: `499` for ``ClientDisconnectedError``, `504 Gateway
+    /// The status that answers a request stopped for `reason`: `499` for `ClientDisconnectedError`, `504 Gateway
     /// Timeout` for `DeadlineExceededError`, `503 Service Unavailable` for `GracefulShutdownError`; `nil` for any
     /// other reason (a plain `cancel()` gives `CancellationError`).
     ///

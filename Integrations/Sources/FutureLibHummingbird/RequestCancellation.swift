@@ -45,7 +45,7 @@ public struct RequestCancellation: Sendable {
         connection = nil
     }
 
-    /// The request's token, cancelled when its client goes away (reason ``ClientDisconnectedError``), its deadline
+    /// The request's token, cancelled when its client goes away (reason `ClientDisconnectedError`), its deadline
     /// passes (`DeadlineExceededError`) or the application shuts down gracefully (`GracefulShutdownError`),
     /// whichever comes first. `.none` outside ``RequestCancellationMiddleware``.
     ///

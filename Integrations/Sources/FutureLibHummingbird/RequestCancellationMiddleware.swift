@@ -24,7 +24,7 @@ import ServiceLifecycle
 /// ```
 ///
 /// ### Semantics
-/// - **Client gone** (reason ``ClientDisconnectedError``): the client's connection closed, or the client closed its
+/// - **Client gone** (reason `ClientDisconnectedError`): the client's connection closed, or the client closed its
 ///   side of it, while the handler ran. Needs a ``ClientDisconnectObserver`` on the connection
 ///   (`.http1ObservingClientDisconnects()`); without it the token does not follow the client.
 /// - **Deadline** (reason `DeadlineExceededError`): `deadline` after the middleware starts the request; a route

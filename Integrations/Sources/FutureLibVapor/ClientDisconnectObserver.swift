@@ -1,0 +1,146 @@
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// A channel handler at the head of a Vapor connection's pipeline that tells the requests in flight on it that the
+/// client went away: the connection closed, or the client closed its side of it (read end-of-file).
+///
+/// Vapor does not cancel a route's task when its client disconnects, and its pipeline only ends a streamed request
+/// body then. This handler sees the end of the connection as soon as NIO reads it and cancels the tokens that
+/// ``RequestCancellationMiddleware`` made for the requests in flight, with the reason `ClientDisconnectedError`.
+/// It does nothing else: it passes every read and event on, and writes and closes nothing, so keep-alive
+/// connections and Vapor's answers stay as they are. ``ObservingHTTPServer`` adds one to each connection.
+final class ClientDisconnectObserver: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    private let connection = ClientConnection()
+    private var key: ClientConnection.Key?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        register(context: context)
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        register(context: context)
+        context.fireChannelActive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        clientWentAway()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        clientWentAway()
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            connection.clientWentAway()
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// Registers the connection under its client's address, once (an accepted connection knows it when the handler
+    /// is added).
+    private func register(context: ChannelHandlerContext) {
+        guard key == nil, !connection.isGone, let remote = context.channel.remoteAddress else { return }
+        let key = ClientConnection.Key(remote: remote, loop: ObjectIdentifier(context.eventLoop))
+        self.key = key
+        ClientConnection.register(connection, for: key)
+    }
+
+    private func clientWentAway() {
+        if let key {
+            self.key = nil
+            ClientConnection.unregister(connection, for: key)
+        }
+        connection.clientWentAway()
+    }
+}
+
+// Confined to its channel's loop.
+@available(*, unavailable)
+extension ClientDisconnectObserver: Sendable {}
+
+/// What the requests of one connection and its ``ClientDisconnectObserver`` share: whether the client went away,
+/// and the requests in flight (one at a time with Vapor's default HTTP/1.1 pipelining support, which answers
+/// pipelined requests in order; several without it).
+final class ClientConnection: Sendable {
+    private struct State {
+        var isGone = false
+        var inFlight: [CancellationRequest] = []
+    }
+
+    // NIO's lock, which ThreadSanitizer sees (the standard library's `Mutex` it does not, on Linux).
+    private let state = NIOLockedValueBox(State())
+
+    /// Whether the client went away.
+    var isGone: Bool { state.withLockedValue { $0.isGone } }
+
+    /// Cancels `request` when the client goes away while it is in flight (or at once if it already has).
+    func watch(_ request: CancellationRequest) {
+        let isGone = state.withLockedValue { state in
+            if !state.isGone { state.inFlight.append(request) }
+            return state.isGone
+        }
+        if isGone { request.cancel(reason: ClientDisconnectedError()) }
+    }
+
+    /// Stops watching `request` (its response is ready).
+    func unwatch(_ request: CancellationRequest) {
+        // The request leaves the lock before it is released (the caller still holds it anyway).
+        let removed: CancellationRequest? = state.withLockedValue { state in
+            guard let index = state.inFlight.firstIndex(where: { $0 === request }) else { return nil }
+            return state.inFlight.remove(at: index)
+        }
+        _ = removed
+    }
+
+    /// The client went away: cancels the requests in flight, outside the lock, and every later one at once.
+    func clientWentAway() {
+        let inFlight: [CancellationRequest] = state.withLockedValue { state in
+            state.isGone = true
+            defer { state.inFlight = [] }
+            return state.inFlight
+        }
+        for request in inFlight { request.cancel(reason: ClientDisconnectedError()) }
+    }
+
+    // MARK: - The connections by address
+
+    /// A connection as a Vapor request knows it: its client's address and its event loop (`Request.remoteAddress`,
+    /// `Request.eventLoop`); Vapor's requests carry no reference to their channel. Two open TCP connections to one
+    /// server never share a client address.
+    struct Key: Hashable, Sendable {
+        let remote: SocketAddress
+        let loop: ObjectIdentifier
+    }
+
+    // An entry lives from the observer's `handlerAdded` to the connection's end; a later connection from the same
+    // address and port replaces it, and the earlier one's end then leaves the later one's entry alone.
+    private static let connections = NIOLockedValueBox<[Key: ClientConnection]>([:])
+
+    static func register(_ connection: ClientConnection, for key: Key) {
+        let replaced = connections.withLockedValue { $0.updateValue(connection, forKey: key) }
+        _ = replaced
+    }
+
+    static func unregister(_ connection: ClientConnection, for key: Key) {
+        let removed: ClientConnection? = connections.withLockedValue { connections in
+            guard connections[key] === connection else { return nil }
+            return connections.removeValue(forKey: key)
+        }
+        _ = removed
+    }
+
+    static func connection(remote: SocketAddress?, loop: any EventLoop) -> ClientConnection? {
+        guard let remote else { return nil }
+        let key = Key(remote: remote, loop: ObjectIdentifier(loop))
+        return connections.withLockedValue { $0[key] }
+    }
+
+    /// Connections registered now (open connections with an observer).
+    static var registeredCount: Int {
+        connections.withLockedValue { $0.count }
+    }
+}

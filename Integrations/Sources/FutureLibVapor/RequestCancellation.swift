@@ -1,0 +1,116 @@
+import NIOConcurrencyHelpers
+public import Vapor
+
+/// A request's cancellation: its token, which ``RequestCancellationMiddleware`` makes for each request
+/// (`request.cancellation.token`).
+///
+/// ```swift
+/// app.get("report") { request async throws -> String in
+///     try await buildReport(cancellationToken: request.cancellation.token)
+/// }
+/// ```
+public struct RequestCancellation: Sendable {
+    let request: CancellationRequest?
+    let connection: ClientConnection?
+    /// The caller's deadline, from the request's deadline header.
+    var caller: CancellationDeadline? = nil
+
+    /// The request's token, cancelled when its client goes away (reason `ClientDisconnectedError`), its deadline
+    /// passes (`DeadlineExceededError`) or the application shuts down gracefully (`GracefulShutdownError`),
+    /// whichever comes first. `.none` outside ``RequestCancellationMiddleware``.
+    ///
+    /// ```swift
+    /// let page = client.execute(upstreamRequest, timeout: .seconds(30), upTo: 1 << 20,
+    ///                           cancellationToken: request.cancellation.token)
+    /// ```
+    public var token: CancellationToken {
+        request?.token ?? .none
+    }
+
+    /// Whether the request's connection has a client-disconnect observer (the application's server is
+    /// `.httpObservingClientDisconnects`), so that the token follows the client.
+    ///
+    /// ```swift
+    /// assert(request.cancellation.observesClient, "app.servers.use(.httpObservingClientDisconnects)")
+    /// ```
+    public var observesClient: Bool {
+        connection != nil
+    }
+
+    /// The deadline the caller sent in the middleware's deadline header (`Connect-Timeout-Ms` by default, which
+    /// FutureLib's AsyncHTTPClient adapter sends), from when the middleware read it; `nil` when it sent none.
+    ///
+    /// ```swift
+    /// app.get("slow") { request -> String in
+    ///     if let caller = request.cancellation.callerDeadline {
+    ///         print("the caller waits \(caller.remaining) more")
+    ///     }
+    ///     return "ok"
+    /// }
+    /// ```
+    ///
+    /// The request's token fires at the earlier of this and the route's deadline; read what is left of both with
+    /// `request.cancellation.token.timeRemaining`.
+    public var callerDeadline: CancellationDeadline? {
+        caller
+    }
+
+    /// Sets the request's deadline to `delay` from now, replacing an earlier one (the last call wins), but never
+    /// later than the caller's (``callerDeadline``): the token is then cancelled with `DeadlineExceededError` when
+    /// it passes. Does nothing outside ``RequestCancellationMiddleware`` or once the token is cancelled.
+    ///
+    /// ```swift
+    /// app.get("export") { request async throws -> String in
+    ///     request.cancellation.setDeadline(.seconds(30))  // longer than the application's default
+    ///     return try await export(cancellationToken: request.cancellation.token)
+    /// }
+    /// ```
+    ///
+    /// - Parameter delay: How long from now.
+    public func setDeadline(_ delay: Duration) {
+        guard let request else { return }
+        request.cancel(after: caller.map { min(delay, $0.remaining) } ?? delay)
+    }
+}
+
+extension Request {
+    /// The request's cancellation, which ``RequestCancellationMiddleware`` fills in: its token follows the client,
+    /// the deadline and the application's graceful shutdown.
+    ///
+    /// ```swift
+    /// app.get("users", ":id") { request async throws -> String in
+    ///     try await fetchUser(request.parameters.get("id"), cancellationToken: request.cancellation.token)
+    /// }
+    /// ```
+    public var cancellation: RequestCancellation {
+        storage[RequestCancellationKey.self] ?? RequestCancellation(request: nil, connection: nil)
+    }
+}
+
+struct RequestCancellationKey: StorageKey {
+    typealias Value = RequestCancellation
+}
+
+extension Application {
+    /// The request that cancels every request's token (``RequestCancellationMiddleware``) with
+    /// `GracefulShutdownError`: ``ObservingHTTPServer`` cancels it when the server shuts down. An application run
+    /// otherwise (under a `ServiceGroup`, say) cancels it itself when shutdown begins; a request that starts after
+    /// that is cancelled at once.
+    ///
+    /// ```swift
+    /// app.requestShutdown.cancel(reason: GracefulShutdownError())
+    /// ```
+    public var requestShutdown: CancellationRequest {
+        if let existing = storage[RequestShutdownKey.self] { return existing }
+        return locks.lock(for: RequestShutdownKey.self).withLock {
+            if let existing = storage[RequestShutdownKey.self] { return existing }
+            let shutdown = CancellationRequest()
+            storage[RequestShutdownKey.self] = shutdown
+            return shutdown
+        }
+    }
+}
+
+struct RequestShutdownKey: StorageKey, LockKey {
+    typealias Value = CancellationRequest
+}

@@ -1,0 +1,213 @@
+// A real Vapor application on 127.0.0.1 (a port the OS picks), whose routes call a loopback upstream server through
+// FutureLibAsyncHTTPClient with the request's token, and the clients that drive it.
+import AsyncHTTPClient
+import FutureLibAsyncHTTPClient
+import FutureLibVapor
+import IntegrationsTestSupport
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Testing
+import Vapor
+
+/// The suites that run a Vapor application, one at a time: they count the connections the observers registered,
+/// which are process-wide.
+@Suite(.serialized, .timeLimit(.minutes(30)))
+enum VaporApplicationTests {}
+
+/// The running application and what it saw.
+struct VaporFixture: Sendable {
+    /// The application's port on 127.0.0.1.
+    let port: Int
+    /// The upstream server the routes call.
+    let upstream: LoopbackHTTPServer
+    /// The reasons of the requests whose upstream call failed, by the `tag` query parameter.
+    let reasons: NIOLockedValueBox<[String: any Error]>
+    /// Requests whose token did not follow their client (no observer found for their connection).
+    let unobserved: NIOLockedValueBox<Int>
+    /// Whether each `/wait` request's task was cancelled once its token was, by tag.
+    let taskCancelled: NIOLockedValueBox<[String: Bool]>
+    /// `/wait` requests whose handler has started, by tag.
+    let waiting: NIOLockedValueBox<Set<String>>
+    /// `/wait?tag=soak…` requests that ended with `ClientDisconnectedError` (`true`) or another reason (`false`):
+    /// counted, not kept, so that the soak's memory stays the application's.
+    let soakEndings: NIOLockedValueBox<[Bool: Int]>
+    /// Shuts the server down as Vapor's `serve` command does on `SIGTERM`.
+    let shutDown: @Sendable () async -> Void
+    let group: MultiThreadedEventLoopGroup
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    func reason(_ tag: String) -> (any Error)? { reasons.withLockedValue { $0[tag] } }
+}
+
+/// Runs `body` against a fresh application and upstream, then shuts both down.
+///
+/// Routes: `GET /fast` answers the connection's client address; `GET /proxy?ms=N&tag=T` calls the upstream's
+/// `/slow-head?ms=N` with the request's token and answers its body; `GET /deadline/proxy?…` the same under a route
+/// group deadline of 300 ms; `GET /wait?tag=T` waits until its token is cancelled (a minute at most) and records
+/// whether its task was. The application responds to cancellation (`499`/`504`/`503`).
+func withVaporApp(
+    onUpstreamEvent: (@Sendable (LoopbackHTTPServer.Event) -> Void)? = nil,
+    _ body: (VaporFixture) async throws -> Void
+) async throws {
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+    let upstream = try await LoopbackHTTPServer.start(on: group, onEvent: onUpstreamEvent)
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+    let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
+    let reasons = NIOLockedValueBox<[String: any Error]>([:])
+    let unobserved = NIOLockedValueBox(0)
+    let taskCancelled = NIOLockedValueBox<[String: Bool]>([:])
+    let waiting = NIOLockedValueBox<Set<String>>([])
+    let soakEndings = NIOLockedValueBox<[Bool: Int]>([:])
+
+    let app = try await Application.make(
+        .testing,
+        .shared(group),
+        logger: Logger(label: "vapor") { _ in
+            SwiftLogNoOpLogHandler()
+        }
+    )
+    app.servers.use(.httpObservingClientDisconnects)
+    app.middleware.use(RequestCancellationMiddleware(respondsToCancellation: true))
+    app.get("fast") { request -> String in
+        if !request.cancellation.observesClient { unobserved.withLockedValue { $0 += 1 } }
+        return request.remoteAddress?.description ?? "?"
+    }
+    let proxy: @Sendable (Request) async throws -> String = { request in
+        let ms = request.query[String.self, at: "ms"] ?? "0"
+        let tag = request.query[String.self, at: "tag"] ?? ""
+        do {
+            return try await upstream.slowHead(ms: ms, through: client, cancellationToken: request.cancellation.token)
+        } catch {
+            if let reason = request.cancellation.token.cancellationReason {
+                reasons.withLockedValue { $0[tag] = reason }
+            }
+            throw error
+        }
+    }
+    app.get("proxy", use: proxy)
+    app.grouped("deadline").grouped(RequestDeadlineMiddleware(.milliseconds(300))).get("proxy", use: proxy)
+    app.get("wait") { request async throws -> String in
+        let tag = request.query[String.self, at: "tag"] ?? ""
+        let token = request.cancellation.token
+        request.cancellation.setDeadline(.seconds(60))
+        waiting.withLockedValue { _ = $0.insert(tag) }
+        await token.wait()
+        if tag.hasPrefix("soak") {
+            let disconnected = token.cancellationReason is ClientDisconnectedError
+            soakEndings.withLockedValue { $0[disconnected, default: 0] += 1 }
+        } else {
+            taskCancelled.withLockedValue { $0[tag] = Task.isCancelled }
+            if let reason = token.cancellationReason { reasons.withLockedValue { $0[tag] = reason } }
+        }
+        throw CancellationError()
+    }
+
+    var failure: (any Error)?
+    do {
+        try await app.asyncBoot()
+        try await app.server.start(address: .hostname("127.0.0.1", port: 0))
+        let port = app.http.server.shared.localAddress?.port ?? 0
+        let server = app.server
+        let fixture = VaporFixture(
+            port: port,
+            upstream: upstream,
+            reasons: reasons,
+            unobserved: unobserved,
+            taskCancelled: taskCancelled,
+            waiting: waiting,
+            soakEndings: soakEndings,
+            shutDown: { await server.shutdown() },
+            group: group
+        )
+        try await body(fixture)
+    } catch {
+        failure = error
+    }
+    await app.server.shutdown()
+    try await app.asyncShutdown()
+    try await client.shutdown()
+    try await upstream.shutdown()
+    try await group.shutdownGracefully()
+    if let failure { throw failure }
+}
+
+/// An HTTP client on a raw NIO socket, so that a test can close the connection (or its sending side) in the middle
+/// of a request, as a browser or `curl` giving up does.
+final class RawHTTPClient: Sendable {
+    private final class Collector: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let received: NIOLockedValueBox<String>
+        init(_ received: NIOLockedValueBox<String>) { self.received = received }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let text = String(buffer: unwrapInboundIn(data))
+            received.withLockedValue { $0 += text }
+        }
+    }
+
+    let channel: any Channel
+    private let received: NIOLockedValueBox<String>
+
+    private init(channel: any Channel, received: NIOLockedValueBox<String>) {
+        self.channel = channel
+        self.received = received
+    }
+
+    static func connect(port: Int, group: any EventLoopGroup) async throws -> RawHTTPClient {
+        let received = NIOLockedValueBox("")
+        // Without remote half-closure: the server's end of the connection closes the client's channel.
+        let channel = try await ClientBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Collector(received))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port)
+            .get()
+        return RawHTTPClient(channel: channel, received: received)
+    }
+
+    /// Sends `GET path` (HTTP/1.1, keep-alive).
+    func get(_ path: String) async throws {
+        let text = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        try await channel.writeAndFlush(ByteBuffer(string: text)).get()
+    }
+
+    /// Everything received so far.
+    var text: String { received.withLockedValue { $0 } }
+
+    /// Waits until `condition` holds for what was received, or `limit` passes.
+    func waitUntilReceived(limit: Duration = .seconds(60), _ condition: (String) -> Bool) async -> Bool {
+        let end = ContinuousClock.now + limit
+        while ContinuousClock.now < end {
+            if condition(text) { return true }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return condition(text)
+    }
+}
+
+/// Polls `condition` every few milliseconds until it holds or `limit` passes.
+func waitUntil(limit: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
+    let end = ContinuousClock.now + limit
+    while ContinuousClock.now < end {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}
+
+func environmentInteger(_ name: String) -> Int? {
+    guard let value = ProcessInfo.processInfo.environment[name] else { return nil }
+    return Int(value)
+}
+
+/// The resident set in bytes, from /proc/self/statm (0 where there is none).
+func residentBytes() -> Int {
+    let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+    let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+    return pages * 4096
+}

@@ -22,6 +22,8 @@ let serviceLifecycleTestKit: Target.Dependency = .product(
     package: "swift-service-lifecycle"
 )
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let grpcCore: Target.Dependency = .product(name: "GRPCCore", package: "grpc-swift-2")
+let grpcHTTP2: Target.Dependency = .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport")
 let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 /// HTTP/1.1 on loopback sockets: what the test server, the tests and the executables run on.
 let nioHTTP: [Target.Dependency] = [
@@ -47,6 +49,7 @@ let package = Package(
         .library(name: "FutureLibAsyncHTTPClient", targets: ["FutureLibAsyncHTTPClient"]),
         .library(name: "FutureLibServiceLifecycle", targets: ["FutureLibServiceLifecycle"]),
         .library(name: "FutureLibHummingbird", targets: ["FutureLibHummingbird"]),
+        .library(name: "FutureLibGRPC", targets: ["FutureLibGRPC"]),
     ],
     dependencies: [
         // `name:` pins the identity, so `package: "FutureLib"` below works whatever the checkout folder is called.
@@ -59,6 +62,10 @@ let package = Package(
         // uses (a client's own Hummingbird dependency still gets its defaults: traits are unified).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
+        // For the tests and the demo only: the HTTP/2 transport on loopback (its Posix half links swift-nio-ssl,
+        // which AsyncHTTPClient builds anyway).
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
     ],
     targets: [
         .target(
@@ -99,6 +106,16 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 nioCore,
                 nioConcurrencyHelpers,
+                serviceLifecycle,
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FutureLibGRPC",
+            dependencies: [
+                "FutureLibServiceLifecycle",
+                .product(name: "Cancellation", package: "FutureLib"),
+                grpcCore,
                 serviceLifecycle,
             ],
             swiftSettings: swiftSettings
@@ -170,6 +187,19 @@ let package = Package(
         .testTarget(
             name: "FutureLibHummingbirdTests",
             dependencies: hummingbirdUnderLoad + nioHTTP + [nioConcurrencyHelpers, serviceLifecycle, logging],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FutureLibGRPCTests",
+            dependencies: [
+                "FutureLibGRPC",
+                .product(name: "FutureLib", package: "FutureLib"),
+                grpcCore,
+                grpcHTTP2,
+                serviceLifecycle,
+                logging,
+                nioConcurrencyHelpers,
+            ],
             swiftSettings: swiftSettings
         ),
         // The code of Documentation/ServerSideSwift.md, compiled and run.

@@ -46,7 +46,8 @@ extension GRPCClient {
         deserializer: some MessageDeserializer<Response>,
         options: CallOptions = .defaults,
         cancellationToken: CancellationToken,
-        onResponse handleResponse: @concurrent @Sendable @escaping (ClientResponse<Response>) async throws -> ReturnValue
+        onResponse handleResponse:
+            @concurrent @Sendable @escaping (ClientResponse<Response>) async throws -> ReturnValue
     ) async throws -> ReturnValue {
         try await OutboundCall.run(cancellationToken, options) { options in
             try await self.unary(
@@ -92,7 +93,8 @@ extension GRPCClient {
         deserializer: some MessageDeserializer<Response>,
         options: CallOptions = .defaults,
         cancellationToken: CancellationToken,
-        onResponse handleResponse: @concurrent @Sendable @escaping (ClientResponse<Response>) async throws -> ReturnValue
+        onResponse handleResponse:
+            @concurrent @Sendable @escaping (ClientResponse<Response>) async throws -> ReturnValue
     ) async throws -> ReturnValue {
         try await OutboundCall.run(cancellationToken, options) { options in
             try await self.clientStreaming(
@@ -142,7 +144,8 @@ extension GRPCClient {
         deserializer: some MessageDeserializer<Response>,
         options: CallOptions = .defaults,
         cancellationToken: CancellationToken,
-        onResponse handleResponse: @concurrent @Sendable @escaping (StreamingClientResponse<Response>) async throws -> ReturnValue
+        onResponse handleResponse:
+            @concurrent @Sendable @escaping (StreamingClientResponse<Response>) async throws -> ReturnValue
     ) async throws -> ReturnValue {
         try await OutboundCall.run(cancellationToken, options) { options in
             try await self.serverStreaming(
@@ -192,7 +195,8 @@ extension GRPCClient {
         deserializer: some MessageDeserializer<Response>,
         options: CallOptions = .defaults,
         cancellationToken: CancellationToken,
-        onResponse handleResponse: @concurrent @Sendable @escaping (StreamingClientResponse<Response>) async throws -> ReturnValue
+        onResponse handleResponse:
+            @concurrent @Sendable @escaping (StreamingClientResponse<Response>) async throws -> ReturnValue
     ) async throws -> ReturnValue {
         try await OutboundCall.run(cancellationToken, options) { options in
             try await self.bidirectionalStreaming(

@@ -11,8 +11,10 @@ final class InboundRPC: Sendable {
     let request: CancellationRequest
     /// When the `grpc-timeout` the client sent passes.
     let deadline: ContinuousClock.Instant?
-    /// How long before ``deadline`` a cancellation of the handle counts as the deadline (GRPCCore starts its own
-    /// timer for the same timeout a moment before this RPC's interceptor reads the header, so it fires first).
+    /// How long before ``deadline`` a cancellation of the handle counts as the deadline: half the timeout, at most
+    /// 1 s. GRPCCore starts its own timer for the same timeout before this interceptor reads the header (tens of
+    /// milliseconds before, on a loaded machine), and a client that gives up at its deadline resets the stream
+    /// before the server's deadline by the time the request took to arrive.
     let deadlineSlack: Duration
     /// The server-wide shutdown: the first RPC that sees a graceful shutdown cancels it, for every RPC.
     let shutdown: CancellationRequest
@@ -25,7 +27,7 @@ final class InboundRPC: Sendable {
         self.shutdown = shutdown
         if let timeout {
             deadline = .now + timeout
-            deadlineSlack = min(.milliseconds(20), timeout / 4)
+            deadlineSlack = min(.seconds(1), timeout / 2)
             request.cancel(after: timeout)
         } else {
             deadline = nil
@@ -34,9 +36,10 @@ final class InboundRPC: Sendable {
     }
 
     /// Runs `body` with the token: in ``RPCCancellation/current``, cancelled by the handle and the graceful
-    /// shutdown, and, with `cancelsTask`, cancelling the current task when it fires. Once the token is cancelled,
-    /// what `body` throws becomes the `RPCError` of the reason.
-    func run<T>(cancelsTask: Bool, _ body: () async throws -> T) async throws -> T {
+    /// shutdown, and, with `cancelsTask`, in a child task that the token cancels (not the RPC's own task, which
+    /// GRPCCore still needs to write the status). Once the token is cancelled, what `body` throws becomes the
+    /// `RPCError` of the reason.
+    func run<T: Sendable>(cancelsTask: Bool, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let token = request.token
         do {
             return try await withGracefulShutdownHandler {
@@ -51,7 +54,12 @@ final class InboundRPC: Sendable {
                     }
                     let inherited = RPCCancellation.Inherited(token: token, deadline: deadline)
                     return try await RPCCancellation.$current.withValue(inherited) {
-                        cancelsTask ? try await withCancellation(token, operation: body) : try await body()
+                        guard cancelsTask else { return try await body() }
+                        return try await withThrowingTaskGroup(of: T.self) { group in
+                            group.addTask { try await withCancellation(token, operation: body) }
+                            guard let value = try await group.next() else { throw CancellationError() }
+                            return value
+                        }
                     }
                 } onCancelRPC: { [self] in
                     // GRPCCore runs this inside its lock when the RPC was already cancelled.

@@ -17,8 +17,9 @@ public import GRPCCore
 /// - **Client gone** (reason ``RPCCancelledByClientError``): the client reset the RPC's stream (it cancelled the
 ///   call) or its connection closed. GRPCCore's `ServerContext.cancellation` handle is the signal.
 /// - **Deadline** (reason `DeadlineExceededError`): the `grpc-timeout` the client sent, from when the interceptor
-///   runs. A handle that fires within a few milliseconds of it (GRPCCore's own timer for the same timeout) counts
-///   as the deadline.
+///   runs. A handle that fires in the last half of the timeout (at most 1 s before it) counts as the deadline:
+///   GRPCCore's own timer for the same timeout starts earlier and fires first, and a client that gives up at its
+///   deadline resets the stream before the server's deadline by the time the request took to arrive.
 /// - **Graceful shutdown** (reason `GracefulShutdownError`): ``beginGracefulShutdown()``, the `ServiceGroup` that
 ///   runs the server shutting down gracefully, or `shutdown` cancelled (its own reason then). Call
 ///   ``beginGracefulShutdown()`` *before* `server.beginGracefulShutdown()`: the transport cancels the RPCs' handles
@@ -70,7 +71,8 @@ public struct ServerCancellationInterceptor: ServerInterceptor {
     @concurrent public func intercept<Input: Sendable, Output: Sendable>(
         request: StreamingServerRequest<Input>,
         context: ServerContext,
-        next: @concurrent @Sendable (StreamingServerRequest<Input>, ServerContext) async throws
+        next:
+            @concurrent @Sendable (StreamingServerRequest<Input>, ServerContext) async throws
             -> StreamingServerResponse<Output>
     ) async throws -> StreamingServerResponse<Output> {
         let timeout = request.metadata[stringValues: GRPCTimeout.header].first(where: { _ in true })
@@ -78,7 +80,10 @@ public struct ServerCancellationInterceptor: ServerInterceptor {
         let tokens = shutdown.canBeCancelled ? [serverShutdown.token, shutdown] : [serverShutdown.token]
         let rpc = InboundRPC(timeout: timeout, shutdown: serverShutdown, linkedTo: tokens)
         let cancelsTask = cancelsHandlerTask
-        var response = try await rpc.run(cancelsTask: cancelsTask) { try await next(request, context) }
+        // `next` runs in a child task that ends before `run` returns: it does not escape.
+        var response = try await withoutActuallyEscaping(next) { next in
+            try await rpc.run(cancelsTask: cancelsTask) { try await next(request, context) }
+        }
         switch response.accepted {
         case .success(var contents):
             let producer = contents.producer

@@ -23,6 +23,14 @@ extension `Documentation/Cancellation.md` {
     static func fetchQuote(_ symbol: String, cancellationToken: CancellationToken) -> Future<Double> {
         Future(value: 1)
     }
+    struct Order: Sendable {}
+    static func reserveStock(
+        _ order: Order,
+        within budget: Duration,
+        cancellationToken: CancellationToken
+    )
+        -> Future<Int>
+    { Future(value: 1) }
 }
 
 extension `Documentation/GettingStarted.md` {

@@ -27,6 +27,43 @@ extension CancellationRequest {
         core.link(to: tokens)
     }
 
+    /// Creates a request that is cancelled when `parent` is, with its reason, or `timeout` from now,
+    /// with ``DeadlineExceededError``, whichever comes first: gRPC's rule for an outgoing call.
+    ///
+    /// Its ``CancellationToken/deadline`` is the earlier of `timeout` from now and the parent's
+    /// deadline, so a call made while handling a request never outlives what its caller has left:
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// let inbound = CancellationRequest(cancelAfter: .seconds(2), clock: clock)  // the caller's budget
+    /// let call = CancellationRequest(linkedTo: inbound.token, timeout: .seconds(5), clock: clock)
+    /// #expect(call.token.timeRemaining == .seconds(2))  // the parent's deadline is the earlier
+    /// let quick = CancellationRequest(linkedTo: inbound.token, timeout: .milliseconds(500), clock: clock)
+    /// #expect(quick.token.timeRemaining == .milliseconds(500))
+    /// ```
+    ///
+    /// ### Semantics
+    /// - It is ``init(linkedTo:)-([CancellationToken])`` with the one source `parent`, then
+    ///   ``cancel(after:clock:)`` with `timeout`: a parent already cancelled cancels it before `init`
+    ///   returns, with the parent's reason (even with a `timeout` of zero); otherwise a `timeout` of
+    ///   zero or less cancels it at once with ``DeadlineExceededError``.
+    /// - ``CancellationToken/none`` (or a token that can no longer be cancelled) as `parent` gives a
+    ///   request with the timer alone.
+    /// - Its own timer can be re-armed (``cancel(after:)``) like any; the parent's deadline stays a
+    ///   bound on its ``CancellationToken/deadline`` all the same.
+    /// - What it keeps follows both rules: the link (removed when it is cancelled or no longer
+    ///   observed) and the timer (stopped then).
+    ///
+    /// - Parameters:
+    ///   - parent: The token whose cancellation this request inherits (a handler's token).
+    ///   - timeout: The longest this request may run, from now. Negative counts as zero.
+    ///   - clock: The clock that measures `timeout`. Defaults to ``TimerClock/system``.
+    public convenience init(linkedTo parent: CancellationToken, timeout: Duration, clock: some TimerClock = .system) {
+        self.init()
+        core.link(to: CollectionOfOne(parent))
+        cancel(after: timeout, clock: clock)
+    }
+
     /// Creates a request that is cancelled as soon as any of `tokens` is, the tokens listed one by
     /// one: the same as passing them as an array.
     ///

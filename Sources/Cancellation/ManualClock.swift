@@ -258,6 +258,11 @@ public final class ManualClock: TimerClock {
         for waiter in satisfied { waiter.continuation.resume() }  // outside the lock
     }
 
+    /// The deadline `timer` is scheduled for (or was, once it fired), read under the clock's lock.
+    fileprivate func deadline(of timer: ManualTimer) -> Duration {
+        state.withLock { _ in timer.deadline }
+    }
+
     fileprivate func cancel(_ timer: ManualTimer) {
         let fire = state.withLock { state in
             state.timers.remove(timer)
@@ -302,5 +307,11 @@ final class ManualTimer: HeapTimer, ClockTimer, @unchecked Sendable {
 
     func cancel() {
         clock?.cancel(self)
+    }
+
+    /// The instant, on the clock's ``ManualClock/now``, at which it is due (or was, once it fired);
+    /// nil once the clock is gone.
+    var scheduledDeadline: Duration? {
+        clock?.deadline(of: self)
     }
 }

@@ -40,6 +40,21 @@ public struct SystemClock: TimerClock {
         return timer
     }
 
+    /// The time since the system booted, on Dispatch's uptime clock, which is what this clock's timers
+    /// and deadlines are measured on.
+    ///
+    /// ```swift
+    /// let request = CancellationRequest(cancelAfter: .seconds(5))
+    /// if let deadline = request.token.deadline {
+    ///     #expect(deadline.instant - SystemClock().now <= .seconds(5))
+    /// }
+    /// ```
+    ///
+    /// Like the timers, it does not advance while the machine sleeps.
+    public var now: Duration {
+        SystemTimers.now
+    }
+
     /// Where every timer of this clock fires: one serial queue of the package's.
     ///
     /// Not `DispatchQueue.global()`: that pool has about one thread per core, and user work that
@@ -84,7 +99,7 @@ private final class SystemTimers: @unchecked Sendable {
     var count: Int { state.withLock { $0.timers.count } }
 
     /// Now, on Dispatch's uptime clock.
-    private static var now: Duration {
+    static var now: Duration {
         .nanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds))
     }
 
@@ -105,6 +120,12 @@ private final class SystemTimers: @unchecked Sendable {
             state.timers.schedule(timer, at: deadline)
             rearm(&state)
         }
+    }
+
+    /// The deadline `timer` is scheduled for (or was, once it fired), read under the lock that
+    /// scheduling writes it under.
+    func deadline(of timer: SystemTimer) -> Duration {
+        state.withLock { _ in timer.deadline }
     }
 
     func cancel(_ timer: SystemTimer) {
@@ -168,5 +189,10 @@ class SystemTimer: HeapTimer, ClockTimer, @unchecked Sendable {
 
     final func cancel() {
         SystemTimers.shared.cancel(self)
+    }
+
+    /// The instant, on ``SystemClock/now``, at which it is due (or was, once it fired).
+    final var scheduledDeadline: Duration {
+        SystemTimers.shared.deadline(of: self)
     }
 }

@@ -37,6 +37,37 @@ public protocol TimerClock: Sendable {
     ///     any lock of its own.
     /// - Returns: The timer, to move or stop it.
     func makeTimer(after delay: Duration, _ fire: @escaping @Sendable () -> Void) -> any ClockTimer
+
+    /// The clock's current instant, as the time since its own origin: what a token's
+    /// ``CancellationToken/deadline`` is measured on.
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// clock.advance(by: .seconds(3))
+    /// #expect(clock.now == .seconds(3))
+    /// ```
+    ///
+    /// A deadline armed on this clock is `now` plus its delay, and what remains of it is that
+    /// instant minus `now`, so only differences matter: the origin is the clock's to choose.
+    /// ``ManualClock`` and ``SystemClock`` give it exactly. The default, for a clock that does not,
+    /// is the system clock's `now`: right for any clock whose timers run in real time; a clock
+    /// that moves otherwise should give its own, or its tokens' remaining time moves in real time.
+    var now: Duration { get }
+}
+
+extension TimerClock {
+    /// The system clock's current instant: the default for a clock that does not give its own.
+    ///
+    /// ```swift
+    /// struct RealTimeClock: TimerClock {
+    ///     func makeTimer(after delay: Duration, _ fire: @escaping @Sendable () -> Void) -> any ClockTimer {
+    ///         SystemClock().makeTimer(after: delay, fire)
+    ///     }
+    /// }
+    /// let earlier = RealTimeClock().now
+    /// #expect(RealTimeClock().now >= earlier)  // the system clock's uptime
+    /// ```
+    public var now: Duration { SystemClock().now }
 }
 
 /// A timer started by a ``TimerClock``.

@@ -37,6 +37,9 @@ final class Attachments: SystemTimer, @unchecked Sendable {
     var isRequestReleased = false
     /// Whether these attachments were handed out as a timer (``CancellationState/armTimer(on:of:)``).
     var hasStarted = false
+    /// Whether the links are those of ``CancellationCore/link(toAll:)`` (cancelled once all sources
+    /// are), which makes the links' deadline the latest of the sources', not the earliest.
+    var isAllOf = false
 
     /// The link's first two sources. Each is written by the linking thread before the registration
     /// that stores the handler reading it (the source's lock orders the write before any call of
@@ -139,13 +142,25 @@ final class Attachments: SystemTimer, @unchecked Sendable {
     }
 }
 
+extension SourceLinks {
+    /// The core of the source that link number `index` (below ``count``) is stored on; nil for an
+    /// inert link (a source that ran or dropped it at once) or a source that is gone.
+    func source(at index: Int) -> CancellationCore? {
+        switch index {
+        case 0: first.observedCore
+        case 1: second.observedCore
+        default: others[index - 2].observedCore
+        }
+    }
+}
+
 /// A linked request's handlers on its sources, to remove when it is cancelled or released: the
 /// first two inline, any others in an array, so that a request linked to one or two sources (a
 /// caller's token and a shutdown token) allocates nothing to keep them.
 struct SourceLinks {
-    private var first = CancellationRegistration.inert
-    private var second = CancellationRegistration.inert
-    private var others: [CancellationRegistration] = []
+    fileprivate var first = CancellationRegistration.inert
+    fileprivate var second = CancellationRegistration.inert
+    fileprivate var others: [CancellationRegistration] = []
     /// How many were appended, inert ones included.
     private(set) var count = 0
 

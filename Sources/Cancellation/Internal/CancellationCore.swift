@@ -432,7 +432,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     /// Each source holds this request's ``Attachments`` as its handler, which reach this core
     /// weakly: a live source keeps the request cancellable while something can observe it, never
     /// alive. The links are removed when the request is cancelled, or when the core is deallocated.
-    func link(to sources: [CancellationToken]) {
+    func link(to sources: some Collection<CancellationToken>) {
         guard sources.contains(where: \.canBeCancelled) else { return }
         // Linking happens in `init`: these become the request's attachments (``install(links:in:)``).
         let attachments = Attachments(core: self)
@@ -450,9 +450,9 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     /// Keeps `links`, this request's handlers on its sources, to remove them when it is cancelled
     /// or released; removes them at once when it was cancelled meanwhile (by an already cancelled
     /// source). `attachments`: the ones the links' handlers hold, when they were made for them.
-    private func install(links: SourceLinks, in attachments: Attachments? = nil) {
+    private func install(links: SourceLinks, in attachments: Attachments? = nil, isAllOf: Bool = false) {
         let (removed, unpinned) = state.withLock { state in
-            let removed = state.install(links: links, in: attachments, of: self)
+            let removed = state.install(links: links, in: attachments, isAllOf: isAllOf, of: self)
             return (removed, state.hasAttachments ? pinStripes() : [])
         }
         withExtendedLifetime(unpinned) {}  // released here, outside the lock
@@ -478,7 +478,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
             // The closure captures the arrival alone, which then serves as its context: no allocation.
             links.append(core.register { arrival.arrive() })
         }
-        install(links: links)
+        install(links: links, isAllOf: true)
     }
 
     /// The request has a timer or links now, which can cancel it after the request object is gone,
@@ -506,12 +506,24 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         case .create(let clock, let attachments):
             // The closure captures the attachments alone, which then serve as its context: no
             // allocation (guarded by AllocationCheck `request-deadline`). They reach this core weakly.
-            install(clock.makeTimer(after: delay) { attachments.fireDeadline() }, on: clock)
+            // A clock of the user's own gets a ``TrackedTimer`` around its timer: it keeps the deadline.
+            if type(of: clock) == ManualClock.self || type(of: clock) == SystemClock.self {
+                install(clock.makeTimer(after: delay) { attachments.fireDeadline() }, on: clock)
+            } else {
+                install(TrackedTimer(on: clock, after: delay) { attachments.fireDeadline() }, on: clock)
+            }
         case .start(let attachments):
             // The attachments are the timer: nothing to allocate (AllocationCheck `request-deadline`).
             attachments.start(after: delay) { attachments.fireDeadline() }
             install(attachments, on: SystemClock())
         }
+    }
+
+    /// The request's timer and links, copied in one critical section, for ``deadline`` to read
+    /// outside it (see `DeadlineReading.swift`).
+    var deadlineParts: CancellationState.DeadlineParts {
+        if isCancellationRequested { return .cancelled }
+        return state.withLock { $0.deadlineParts() }
     }
 
     /// Keeps `timer`, made and started outside the lock, and stops the one it replaces (or `timer`

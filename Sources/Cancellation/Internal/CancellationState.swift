@@ -311,12 +311,18 @@ struct CancellationState {
     ///
     /// `new`: the attachments the handlers hold, made for them, which become the request's (a
     /// request is linked in its `init`, before anything else could give it attachments).
-    mutating func install(links: SourceLinks, in new: Attachments?, of core: CancellationCore) -> SourceLinks? {
+    mutating func install(
+        links: SourceLinks,
+        in new: Attachments?,
+        isAllOf: Bool = false,
+        of core: CancellationCore
+    ) -> SourceLinks? {
         guard case .active = phase else { return links }
         if attachments == nil { attachments = new }
         let attachments = attach(core)
         attachments.links = links
         attachments.isLinked = true
+        attachments.isAllOf = isAllOf
         return nil
     }
 
@@ -326,6 +332,35 @@ struct CancellationState {
         let new = Attachments(core: core)
         attachments = new
         return new
+    }
+
+    // MARK: - Deadline
+
+    /// What can cancel the request by time, as ``CancellationCore/deadline`` reads it.
+    enum DeadlineParts {
+        /// Cancellation was requested: the deadline has passed.
+        case cancelled
+        /// Nothing can cancel it by time: no timer and no live link (or abandoned).
+        case none
+        /// Its timer on its clock, if any, and its links, if a source still holds them (`isAllOf`:
+        /// ``CancellationCore/link(toAll:)``'s).
+        case parts(timer: (any ClockTimer)?, clock: (any TimerClock)?, links: SourceLinks, isAllOf: Bool)
+    }
+
+    /// The request's timer and links, copied out for ``CancellationCore/deadline`` to read outside the lock.
+    func deadlineParts() -> DeadlineParts {
+        switch phase {
+        case .cancelling, .cancelled: return .cancelled
+        case .abandoned: return .none
+        case .active: break
+        }
+        guard let attachments, attachments.timer != nil || attachments.isLinked else { return .none }
+        return .parts(
+            timer: attachments.timer,
+            clock: attachments.clock,
+            links: attachments.isLinked ? attachments.links : SourceLinks(),
+            isAllOf: attachments.isAllOf
+        )
     }
 
     // MARK: - Timer

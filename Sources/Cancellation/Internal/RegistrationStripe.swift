@@ -45,7 +45,8 @@ final class RegistrationStripe: @unchecked Sendable {
     let line: UnsafeMutableRawPointer
     /// The stripe's number plus one, in the top 4 bits of a key's slot (``RegistrationStripes/isStriped(_:)``).
     private let bits: UInt32
-    private weak let core: CancellationCore?
+    /// The request's core: read by ``CancellationRegistration/observedCore`` too.
+    weak let core: CancellationCore?
     /// 128 bytes after the fields, so that this object's fields, which every registration in the
     /// stripe reads, share no 128-byte pair of lines with the object malloc places next: the stripes
     /// and their owners are allocated one after another, and a registration in another stripe writes

@@ -35,14 +35,12 @@ public struct ClientCancellationInterceptor: ClientInterceptor {
         context: ClientContext,
         next: @concurrent (StreamingClientRequest<Input>, ClientContext) async throws -> StreamingClientResponse<Output>
     ) async throws -> StreamingClientResponse<Output> {
-        guard let inherited = RPCCancellation.current, inherited.token.canBeCancelled else {
+        guard let token = RPCCancellation.current, token.canBeCancelled else {
             return try await next(request, context)
         }
-        let token = inherited.token
         if let reason = token.cancellationReason { throw RPCError(cancellationReason: reason) }
         var request = request
-        if let deadline = inherited.deadline {
-            let left = max(ContinuousClock.now.duration(to: deadline), .zero)
+        if let left = token.timeRemaining {
             let own = request.metadata[stringValues: GRPCTimeout.header].first(where: { _ in true })
                 .flatMap(GRPCTimeout.parse)
             if own.map({ left < $0 }) ?? true {

@@ -52,8 +52,7 @@ final class InboundRPC: Sendable {
                         registration.store(0, ordering: .relaxed)
                         handleCancelled()
                     }
-                    let inherited = RPCCancellation.Inherited(token: token, deadline: deadline)
-                    return try await RPCCancellation.$current.withValue(inherited) {
+                    return try await RPCCancellation.$current.withValue(token) {
                         guard cancelsTask else { return try await body() }
                         return try await withThrowingTaskGroup(of: T.self) { group in
                             group.addTask { try await withCancellation(token, operation: body) }

@@ -8,18 +8,15 @@ enum OutboundCall {
         _ options: CallOptions,
         _ call: @Sendable @escaping (CallOptions) async throws -> T
     ) async throws -> T {
-        let inherited = RPCCancellation.current
-        let inboundToken = inherited?.token ?? .none
-        // One token for both, linked only when both can fire.
+        let inherited = RPCCancellation.current ?? .none
+        // One token for both, linked only when both can fire: its deadline is the sooner of theirs.
         let linked: CancellationRequest? =
-            explicit.canBeCancelled && inboundToken.canBeCancelled
-            ? CancellationRequest(linkedTo: [explicit, inboundToken]) : nil
-        let token = linked?.token ?? (explicit.canBeCancelled ? explicit : inboundToken)
+            explicit.canBeCancelled && inherited.canBeCancelled
+            ? CancellationRequest(linkedTo: [explicit, inherited]) : nil
+        let token = linked?.token ?? (explicit.canBeCancelled ? explicit : inherited)
         if let reason = token.cancellationReason { throw RPCError(cancellationReason: reason) }
         var options = options
-        let deadlines = [inherited?.deadline, timeRemaining(of: explicit).map { ContinuousClock.now + $0 }]
-        if let deadline = deadlines.compactMap({ $0 }).min() {
-            let left = max(ContinuousClock.now.duration(to: deadline), .zero)
+        if let left = token.timeRemaining {
             options.timeout = options.timeout.map { min($0, left) } ?? left
         }
         guard token.canBeCancelled else { return try await call(options) }
@@ -35,12 +32,5 @@ enum OutboundCall {
         } catch {
             throw ClientCancellationInterceptor.mapped(error, token)
         }
-    }
-
-    /// The time left until a timer cancels `token`.
-    // Shim until the `Cancellation` module's `CancellationToken.timeRemaining` is merged: no token says its deadline
-    // yet, so only the inbound RPC's deadline (which the interceptor knows) is sent.
-    static func timeRemaining(of token: CancellationToken) -> Duration? {
-        nil
     }
 }

@@ -1,9 +1,8 @@
 /// The token of the RPC this task is handling, and the scope that stops calls made inside it from inheriting it.
 ///
-/// ``ServerCancellationInterceptor`` sets it, as a task-local value, for the handler and everything it runs in its
-/// task, in child tasks, and in tasks and futures it starts (a `Task { }` and `Future { }` copy task-local values);
-/// ``ClientCancellationInterceptor`` and ``GRPCCore/GRPCClient``'s `cancellationToken:` calls read it, so that an
-/// outgoing call inherits the inbound RPC's deadline and cancellation.
+/// ``ServerCancellationInterceptor`` sets it, as a task-local value, for the handler and what it runs in its task,
+/// child tasks and `Task { }`; ``ClientCancellationInterceptor`` and ``GRPCCore/GRPCClient``'s `cancellationToken:`
+/// calls read it, so that an outgoing call inherits the inbound RPC's deadline and cancellation.
 ///
 /// ```swift
 /// func lookUp(_ id: String) async throws -> String {
@@ -15,18 +14,12 @@
 ///
 /// ### Why a task-local value
 /// It reaches code that cannot take a parameter: code generated for gRPC services, and interceptors, which see
-/// only the request. Code that runs in no task of the handler (a callback a future runs on an execution context)
-/// does not see it: hand it ``token`` explicitly.
+/// only the request. Code that runs in no task of the handler does not see it: a `Future { }` (FutureLib starts
+/// its task like `Task.detached`) and the continuations futures run on execution contexts. Hand them ``token``,
+/// whose `timeRemaining` is the inbound deadline.
 public enum RPCCancellation: Sendable {
-    /// What an inbound RPC hands to the calls made while handling it.
-    struct Inherited: Sendable {
-        /// The inbound RPC's token.
-        let token: CancellationToken
-        /// When the inbound RPC's deadline passes, on the continuous clock; `nil` for none.
-        let deadline: ContinuousClock.Instant?
-    }
-
-    @TaskLocal static var current: Inherited?
+    /// The token of the RPC being handled; its deadline is the `grpc-timeout` the client sent.
+    @TaskLocal static var current: CancellationToken?
 
     /// The token of the RPC this task handles (under ``ServerCancellationInterceptor``): cancelled when the client
     /// cancels the RPC (``RPCCancelledByClientError``), its deadline passes (`DeadlineExceededError`) or the server
@@ -39,11 +32,11 @@ public enum RPCCancellation: Sendable {
     /// }
     /// ```
     public static var token: CancellationToken {
-        current?.token ?? .none
+        current ?? .none
     }
 
-    /// The time left until the inbound RPC's deadline (never negative); `nil` outside a handler, inside
-    /// ``detached(_:)``, or when the RPC has no deadline.
+    /// The time left until the inbound RPC's deadline (never negative; `.zero` once the token is cancelled): the
+    /// token's `timeRemaining`. `nil` outside a handler, inside ``detached(_:)``, or when the RPC has no deadline.
     ///
     /// ```swift
     /// if let left = RPCCancellation.timeRemaining, left < .milliseconds(50) {
@@ -51,7 +44,7 @@ public enum RPCCancellation: Sendable {
     /// }
     /// ```
     public static var timeRemaining: Duration? {
-        current?.deadline.map { max(ContinuousClock.now.duration(to: $0), .zero) }
+        current?.timeRemaining
     }
 
     /// Runs `body` as if no RPC were being handled: calls made inside it inherit neither the deadline nor the

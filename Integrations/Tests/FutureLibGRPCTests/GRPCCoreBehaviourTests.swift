@@ -17,7 +17,8 @@ struct GRPCCoreBehaviourTests {
     /// A handler that waits (up to 5 s) for its RPC's cancellation handle, ignoring task cancellation, then
     /// records what it saw.
     static func waitingService(started: Recorder<Void>, seen: Recorder<Seen>) -> ProbeService {
-        ProbeService { _, metadata, context in
+        ProbeService { message, metadata, context in
+            if message == "ping" { return "pong" }
             started.record(())
             let clock = ContinuousClock()
             let end = clock.now + .seconds(5)
@@ -65,6 +66,7 @@ struct GRPCCoreBehaviourTests {
         let seen = Recorder<Seen>()
         try await withLoopbackServer(Self.waitingService(started: started, seen: seen)) { port, _ in
             try await withLoopbackClient(port: port) { client in
+                _ = try await client.probe("ping")  // connected: the timeout is not spent connecting
                 var options = CallOptions.defaults
                 options.timeout = .milliseconds(200)
                 await #expect(throws: RPCError.self) { try await client.probe("x", options: options) }

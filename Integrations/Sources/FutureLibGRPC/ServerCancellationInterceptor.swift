@@ -21,9 +21,10 @@ public import GRPCCore
 ///   GRPCCore's own timer for the same timeout starts earlier and fires first, and a client that gives up at its
 ///   deadline resets the stream before the server's deadline by the time the request took to arrive.
 /// - **Graceful shutdown** (reason `GracefulShutdownError`): ``beginGracefulShutdown()``, the `ServiceGroup` that
-///   runs the server shutting down gracefully, or `shutdown` cancelled (its own reason then). Call
-///   ``beginGracefulShutdown()`` *before* `server.beginGracefulShutdown()`: the transport cancels the RPCs' handles
-///   when it quiesces, which alone would read as the client.
+///   runs the server shutting down gracefully (each RPC registers a handler), or `shutdown` cancelled (its own
+///   reason then). Call ``beginGracefulShutdown()`` *before* `server.beginGracefulShutdown()`: the transport cancels
+///   the RPCs' handles when it quiesces, which alone would read as the client (in a `ServiceGroup`, if the
+///   server's own handler runs first).
 /// - The token covers the handler until it returns and, for a streaming response, until its producer returns.
 /// - **Status.** Once the token is cancelled, whatever the handler throws ends the RPC with
 ///   ``GRPCCore/RPCError/Code/init(cancellationReason:)``: `DEADLINE_EXCEEDED`, `CANCELLED` or `UNAVAILABLE`, with

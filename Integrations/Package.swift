@@ -22,6 +22,8 @@ let serviceLifecycleTestKit: Target.Dependency = .product(
     package: "swift-service-lifecycle"
 )
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let grpcCore: Target.Dependency = .product(name: "GRPCCore", package: "grpc-swift-2")
+let grpcHTTP2: Target.Dependency = .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport")
 let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 let vapor: Target.Dependency = .product(name: "Vapor", package: "vapor")
 /// HTTP/1.1 on loopback sockets: what the test server, the tests and the executables run on.
@@ -49,7 +51,7 @@ let package = Package(
         .library(name: "FutureLibServiceLifecycle", targets: ["FutureLibServiceLifecycle"]),
         .library(name: "FutureLibHummingbird", targets: ["FutureLibHummingbird"]),
         .library(name: "FutureLibVapor", targets: ["FutureLibVapor"]),
-
+        .library(name: "FutureLibGRPC", targets: ["FutureLibGRPC"]),
         .library(name: "FutureLibHTTPDeadline", targets: ["FutureLibHTTPDeadline"]),
     ],
     dependencies: [
@@ -66,6 +68,10 @@ let package = Package(
         // Vapor brings its own dependencies (swift-crypto, swift-nio-ssl, swift-certificates, multipart-kit, …): what it
         // adds to a from-scratch build is in README.md.
         .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
+        // For the tests and the demo only: the HTTP/2 transport on loopback (its Posix half links swift-nio-ssl,
+        // which AsyncHTTPClient builds anyway).
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
     ],
     targets: [
         .target(
@@ -136,6 +142,17 @@ let package = Package(
                 nioConcurrencyHelpers,
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 logging,
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // A token per RPC on grpc-swift-2: server and client interceptors, propagation through a task-local.
+        .target(
+            name: "FutureLibGRPC",
+            dependencies: [
+                "FutureLibServiceLifecycle",
+                .product(name: "Cancellation", package: "FutureLib"),
+                grpcCore,
+                serviceLifecycle,
             ],
             swiftSettings: swiftSettings
         ),
@@ -236,6 +253,19 @@ let package = Package(
             name: "VaporCostServer",
             dependencies: [
                 "FutureLibVapor", vapor, logging, nioCore, .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FutureLibGRPCTests",
+            dependencies: [
+                "FutureLibGRPC",
+                .product(name: "FutureLib", package: "FutureLib"),
+                grpcCore,
+                grpcHTTP2,
+                serviceLifecycle,
+                logging,
+                nioConcurrencyHelpers,
             ],
             swiftSettings: swiftSettings
         ),

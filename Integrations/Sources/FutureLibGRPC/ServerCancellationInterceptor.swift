@@ -1,0 +1,100 @@
+public import GRPCCore
+
+/// Gives every RPC handler a token (``RPCCancellation/token``) that is cancelled when the client cancels the RPC,
+/// when its deadline (`grpc-timeout`) passes, or when the server shuts down gracefully, each with its reason; ends
+/// an RPC whose handler failed because of it with the status of the reason; and cancels the handler's task.
+///
+/// ```swift
+/// let cancellation = ServerCancellationInterceptor()
+/// let server = GRPCServer(
+///     transport: .http2NIOPosix(address: .ipv4(host: "127.0.0.1", port: 0), transportSecurity: .plaintext),
+///     services: [GreeterService()],
+///     interceptors: [cancellation]
+/// )
+/// ```
+///
+/// ### Semantics
+/// - **Client gone** (reason ``RPCCancelledByClientError``): the client reset the RPC's stream (it cancelled the
+///   call) or its connection closed. GRPCCore's `ServerContext.cancellation` handle is the signal.
+/// - **Deadline** (reason `DeadlineExceededError`): the `grpc-timeout` the client sent, from when the interceptor
+///   runs. A handle that fires in the last half of the timeout (at most 1 s before it) counts as the deadline:
+///   GRPCCore's own timer for the same timeout starts earlier and fires first, and a client that gives up at its
+///   deadline resets the stream before the server's deadline by the time the request took to arrive.
+/// - **Graceful shutdown** (reason `GracefulShutdownError`): ``beginGracefulShutdown()``, the `ServiceGroup` that
+///   runs the server shutting down gracefully (each RPC registers a handler), or `shutdown` cancelled (its own
+///   reason then). Call ``beginGracefulShutdown()`` *before* `server.beginGracefulShutdown()`: the transport cancels
+///   the RPCs' handles when it quiesces, which alone would read as the client (in a `ServiceGroup`, if the
+///   server's own handler runs first).
+/// - The token covers the handler until it returns and, for a streaming response, until its producer returns.
+/// - **Status.** Once the token is cancelled, whatever the handler throws ends the RPC with
+///   ``GRPCCore/RPCError/Code/init(cancellationReason:)``: `DEADLINE_EXCEEDED`, `CANCELLED` or `UNAVAILABLE`, with
+///   the reason as the error's `cause`; never `UNKNOWN`. A handler that returns normally keeps its answer.
+/// - **The handler's task.** GRPCCore never cancels it; with `cancelsHandlerTask` (the default) it is cancelled
+///   when the token fires, so code that ignores the token still stops at its next cancellable `await`.
+/// - Calls made inside the handler inherit the token (``RPCCancellation``): install ``ClientCancellationInterceptor``
+///   on the `GRPCClient`, or pass the token to the `cancellationToken:` calls.
+public struct ServerCancellationInterceptor: ServerInterceptor {
+    /// A token that also cancels every RPC, beside ``beginGracefulShutdown()``.
+    public let shutdown: CancellationToken
+    /// Whether the handler's task is cancelled when its token fires.
+    public let cancelsHandlerTask: Bool
+    private let serverShutdown = CancellationRequest()
+
+    /// Creates the interceptor; install one per server.
+    ///
+    /// ```swift
+    /// let cancellation = ServerCancellationInterceptor(cancelsHandlerTask: false)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - shutdown: A token that also cancels every RPC; `.none` by default.
+    ///   - cancelsHandlerTask: Cancel the handler's task when the token fires; `true` by default.
+    public init(shutdown: CancellationToken = .none, cancelsHandlerTask: Bool = true) {
+        self.shutdown = shutdown
+        self.cancelsHandlerTask = cancelsHandlerTask
+    }
+
+    /// Cancels the token of every RPC in flight, and of every RPC that starts later, with
+    /// `GracefulShutdownError`. Call it just before `server.beginGracefulShutdown()`.
+    ///
+    /// ```swift
+    /// func stop(_ server: GRPCServer<HTTP2ServerTransport.Posix>, _ cancellation: ServerCancellationInterceptor) {
+    ///     cancellation.beginGracefulShutdown()
+    ///     server.beginGracefulShutdown()
+    /// }
+    /// ```
+    public func beginGracefulShutdown() {
+        serverShutdown.cancel(reason: GracefulShutdownError())
+    }
+
+    // `@concurrent`, as GRPCCore's protocol (built without nonisolated(nonsending) by default) declares it.
+    /// Runs the RPC with its token in ``RPCCancellation``.
+    @concurrent public func intercept<Input: Sendable, Output: Sendable>(
+        request: StreamingServerRequest<Input>,
+        context: ServerContext,
+        next:
+            @concurrent @Sendable (StreamingServerRequest<Input>, ServerContext) async throws
+            -> StreamingServerResponse<Output>
+    ) async throws -> StreamingServerResponse<Output> {
+        let timeout = request.metadata[stringValues: GRPCTimeout.header].first(where: { _ in true })
+            .flatMap(GRPCTimeout.parse)
+        let tokens = shutdown.canBeCancelled ? [serverShutdown.token, shutdown] : [serverShutdown.token]
+        let rpc = InboundRPC(timeout: timeout, shutdown: serverShutdown, linkedTo: tokens)
+        let cancelsTask = cancelsHandlerTask
+        // `next` runs in a child task that ends before `run` returns: it does not escape.
+        var response = try await withoutActuallyEscaping(next) { next in
+            try await rpc.run(cancelsTask: cancelsTask) { try await next(request, context) }
+        }
+        switch response.accepted {
+        case .success(var contents):
+            let producer = contents.producer
+            contents.producer = { writer in
+                try await rpc.run(cancelsTask: cancelsTask) { try await producer(writer) }
+            }
+            response.accepted = .success(contents)
+        case .failure(let error):
+            if let mapped = rpc.mapped(error) as? RPCError { response.accepted = .failure(mapped) }
+        }
+        return response
+    }
+}

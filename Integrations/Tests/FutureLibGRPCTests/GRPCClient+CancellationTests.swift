@@ -1,0 +1,119 @@
+import FutureLibGRPC
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import Testing
+
+/// The `cancellationToken:` calls on `GRPCClient`, against a loopback server under `ServerCancellationInterceptor`.
+@Suite(.timeLimit(.minutes(1)))
+struct GRPCClientCancellationTests {
+    @Test func `a client token cancels the call in flight: the server sees it, the caller sees CANCELLED`()
+        async throws
+    {
+        let started = Recorder<Void>()
+        let reasons = Recorder<String>()
+        try await withLoopbackServer(
+            ServerCancellationInterceptorTests.waitingService(started: started, reasons: reasons),
+            interceptors: [ServerCancellationInterceptor()]
+        ) { port, _ in
+            try await withLoopbackClient(port: port) { client in
+                let request = CancellationRequest()
+                let answer = Task { try await client.probe("x", cancellationToken: request.token) }
+                _ = try await started.wait()
+                request.cancel()
+                let error = await #expect(throws: RPCError.self) { try await answer.value }
+                #expect(error?.code == .cancelled)
+                #expect(error?.cause is CancellationError)
+                #expect(!Task.isCancelled)  // the call ran in a child task: the caller's task is not cancelled
+                _ = try await reasons.wait()
+            }
+        }
+        #expect(reasons.all == ["RPCCancelledByClientError"])
+    }
+
+    @Test func `a client token's timer is the call's timeout: it ends DEADLINE_EXCEEDED on both sides`() async throws {
+        let started = Recorder<Void>()
+        let reasons = Recorder<String>()
+        try await withLoopbackServer(
+            ServerCancellationInterceptorTests.waitingService(started: started, reasons: reasons),
+            interceptors: [ServerCancellationInterceptor()]
+        ) { port, _ in
+            try await withLoopbackClient(port: port) { client in
+                _ = try await client.probe("ping")  // connected: the timeout is not spent connecting
+                let token = CancellationRequest(cancelAfter: .milliseconds(200)).token
+                let error = await #expect(throws: RPCError.self) {
+                    try await client.probe("x", cancellationToken: token)
+                }
+                #expect(error?.code == .deadlineExceeded)
+                // GRPCCore's timer for the same deadline may throw first; the token's fires too.
+                try await eventually { token.isCancellationRequested }
+                #expect(token.cancellationReason is DeadlineExceededError)
+                // A server that received the call sees it end (on a loaded machine it may not have, in 200 ms).
+                if !started.all.isEmpty { _ = try await reasons.wait() }
+            }
+        }
+        // The token's time left went out as the call's grpc-timeout: the server's token fires at the same deadline.
+        print("a client token's 200 ms timer: the server's token saw \(reasons.all)")
+        #expect(reasons.all == started.all.map { "DeadlineExceededError" })
+    }
+
+    @Test func `a token already cancelled makes no call`() async throws {
+        let started = Recorder<Void>()
+        let reasons = Recorder<String>()
+        try await withLoopbackServer(
+            ServerCancellationInterceptorTests.waitingService(started: started, reasons: reasons),
+            interceptors: [ServerCancellationInterceptor()]
+        ) { port, _ in
+            try await withLoopbackClient(port: port) { client in
+                let error = await #expect(throws: RPCError.self) {
+                    try await client.probe("x", cancellationToken: .cancelled)
+                }
+                #expect(error?.code == .cancelled)
+                let pong = try await client.probe("ping")
+                #expect(pong == "pong")
+            }
+        }
+        #expect(started.all.isEmpty)
+    }
+
+    @Test func `a client token cancels a server stream while it is read`() async throws {
+        let reasons = Recorder<String>()
+        var service = ProbeService { _, _, _ in "" }
+        service.serverStreaming = { _, writer in
+            let token = RPCCancellation.token
+            do {
+                while true {
+                    try await writer.write("tick")
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+            } catch {
+                try await eventually { token.isCancellationRequested }
+                reasons.record(reasonName(token))
+                throw error
+            }
+        }
+        try await withLoopbackServer(service, interceptors: [ServerCancellationInterceptor()]) { port, _ in
+            try await withLoopbackClient(port: port) { client in
+                let request = CancellationRequest()
+                let error = await #expect(throws: RPCError.self) {
+                    try await client.serverStreaming(
+                        request: ClientRequest(message: "x"),
+                        descriptor: Probe.serverStreaming,
+                        serializer: UTF8Serializer(),
+                        deserializer: UTF8Deserializer(),
+                        cancellationToken: request.token
+                    ) { response in
+                        var count = 0
+                        for try await _ in response.messages {
+                            count += 1
+                            if count == 5 { request.cancel() }
+                        }
+                        return count
+                    }
+                }
+                #expect(error?.code == .cancelled)
+                _ = try await reasons.wait()
+            }
+        }
+        #expect(reasons.all == ["RPCCancelledByClientError"])
+    }
+}

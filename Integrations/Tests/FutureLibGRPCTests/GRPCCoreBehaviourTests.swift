@@ -1,0 +1,97 @@
+import FutureLibGRPC
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import Testing
+
+/// What grpc-swift-2 does on its own (no FutureLib), over its HTTP/2 transport on loopback: the facts the
+/// interceptors build on.
+@Suite(.timeLimit(.minutes(1)))
+struct GRPCCoreBehaviourTests {
+    /// What a handler that ignores cancellation saw once it stopped waiting.
+    struct Seen: Sendable {
+        var handleCancelled: Bool
+        var taskCancelled: Bool
+        var timeoutHeader: String?
+    }
+
+    /// A handler that waits (up to 5 s) for its RPC's cancellation handle, ignoring task cancellation, then
+    /// records what it saw.
+    static func waitingService(started: Recorder<Void>, seen: Recorder<Seen>) -> ProbeService {
+        ProbeService { message, metadata, context in
+            if message == "ping" { return "pong" }
+            started.record(())
+            let clock = ContinuousClock()
+            let end = clock.now + .seconds(5)
+            while !context.cancellation.isCancelled, clock.now < end {
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+            seen.record(
+                Seen(
+                    handleCancelled: context.cancellation.isCancelled,
+                    taskCancelled: Task.isCancelled,
+                    timeoutHeader: metadata[stringValues: "grpc-timeout"].first(where: { _ in true })
+                )
+            )
+            return "late"
+        }
+    }
+
+    @Test func `a client that cancels its task fires the handle, never the handler's task, and sees UNKNOWN`()
+        async throws
+    {
+        let started = Recorder<Void>()
+        let seen = Recorder<Seen>()
+        try await withLoopbackServer(Self.waitingService(started: started, seen: seen)) { port, _ in
+            try await withLoopbackClient(port: port) { client in
+                let call = Task { try await client.probe("x") }
+                _ = try await started.wait()
+                call.cancel()
+                let outcome = await call.result
+                print("grpc-swift-2: a client that cancels its task sees \(outcome)")
+                #expect(throws: RPCError.self) { try outcome.get() }
+                #expect((try? outcome.get()) == nil)
+                let error = try #require(outcome.error as? RPCError)
+                #expect(error.code == .unknown)
+            }
+        }
+        let record = try #require(try await seen.wait().first)
+        #expect(record.handleCancelled)
+        #expect(!record.taskCancelled)
+    }
+
+    @Test func `a deadline fires the handle, never the handler's task; grpc-timeout stays in the metadata`()
+        async throws
+    {
+        let started = Recorder<Void>()
+        let seen = Recorder<Seen>()
+        try await withLoopbackServer(Self.waitingService(started: started, seen: seen)) { port, _ in
+            try await withLoopbackClient(port: port) { client in
+                _ = try await client.probe("ping")  // connected: the timeout is not spent connecting
+                var options = CallOptions.defaults
+                options.timeout = .milliseconds(200)
+                await #expect(throws: RPCError.self) { try await client.probe("x", options: options) }
+            }
+        }
+        let record = try #require(try await seen.wait().first)
+        #expect(record.handleCancelled)
+        #expect(!record.taskCancelled)
+        print("grpc-swift-2: a 200 ms timeout arrives as grpc-timeout: \(record.timeoutHeader ?? "nil")")
+        #expect(record.timeoutHeader != nil)
+    }
+
+    @Test func `graceful shutdown fires the handle, never the handler's task`() async throws {
+        let started = Recorder<Void>()
+        let seen = Recorder<Seen>()
+        try await withLoopbackServer(Self.waitingService(started: started, seen: seen)) { port, server in
+            try await withLoopbackClient(port: port) { client in
+                let answer = Task { try await client.probe("x") }
+                _ = try await started.wait()
+                server.beginGracefulShutdown()
+                #expect(try await answer.value == "late")
+            }
+        }
+        let record = try #require(try await seen.wait().first)
+        #expect(record.handleCancelled)
+        #expect(!record.taskCancelled)
+    }
+}

@@ -132,7 +132,7 @@ extension FutureStream {
                 machine.handle(chunks) { state, outbox in state.receive(result, into: &outbox) }
             },
             finished: { chunks in
-                machine.handle(chunks) { state, outbox in state.finish(into: &outbox) }?.cancel()
+                machine.finish(chunks) { state, outbox in state.finish(into: &outbox) }
             }
         )
         if chunks.isFinished { return chunks }

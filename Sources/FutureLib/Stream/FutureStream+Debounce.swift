@@ -58,7 +58,7 @@ extension FutureStream {
                 if !machine.handle(debounced, { state, _ in state.arm(timer, for: generation) }) { timer.cancel() }
             },
             finished: { debounced in
-                machine.handle(debounced) { state, outbox in state.finish(into: &outbox) }?.cancel()
+                machine.finish(debounced) { state, outbox in state.finish(into: &outbox) }
             }
         )
         debounced.onEnd { machine.handle(nil) { state, _ in state.end() }?.cancel() }

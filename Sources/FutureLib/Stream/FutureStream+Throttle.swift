@@ -66,7 +66,7 @@ extension FutureStream {
                 }
             },
             finished: { throttled in
-                machine.handle(throttled) { state, outbox in state.finish(into: &outbox) }?.cancel()
+                machine.finish(throttled) { state, outbox in state.finish(into: &outbox) }
             }
         )
         throttled.onEnd { machine.handle(nil) { state, _ in state.end() }?.cancel() }

@@ -52,7 +52,7 @@ extension FutureStream {
                 arm(watched, previous: previous, generation: generation)
             },
             finished: { watched in
-                machine.handle(watched) { state, outbox in state.finish(into: &outbox) }?.cancel()
+                machine.finish(watched) { state, outbox in state.finish(into: &outbox) }
             }
         )
         if watched.isFinished { return watched }

@@ -107,6 +107,23 @@ final class StageMachine<State: Sendable, Output: Sendable>: Sendable {
         return action
     }
 
+    /// As ``handle(_:_:)``, for the event that ends a timed stage and gives back the timer it held:
+    /// the timer is stopped (outside the lock) before the outbox, with the end, is published, so code
+    /// that sees the stream end sees no timer of this stage left on its clock.
+    func finish(
+        _ stage: FutureStream<Output>?,
+        _ event: (inout State, inout [StageOutput<Output>]) -> (any ClockTimer)?
+    ) {
+        let (timer, emits) = core.withLock { core -> ((any ClockTimer)?, Bool) in
+            let timer = event(&core.state, &core.outbox)
+            guard !core.isEmitting, !core.outbox.isEmpty else { return (timer, false) }
+            core.isEmitting = true
+            return (timer, true)
+        }
+        timer?.cancel()
+        if emits { emit(to: stage) }
+    }
+
     /// Publishes the outbox until it is empty; the results are released outside the lock.
     private func emit(to stage: FutureStream<Output>?) {
         var batch: [StageOutput<Output>] = []

@@ -189,6 +189,134 @@ enum StreamDepth {
     }
 }
 
+/// One stage of each one-source stream operator (and `merge` and `combineLatest` of one live
+/// source), each passing its values on unchanged, so that a chain of them cycles through all.
+enum StreamOperatorStage: CaseIterable {
+    case compactMap, scan, removeDuplicates, prefix, prefixWhile, dropFirst, dropWhile, buffer, timeout, merge
+    case combineLatest, chunks, flatMapLatest
+
+    func apply(to stream: FutureStream<Int>, clock: ManualClock, token: CancellationToken) -> FutureStream<Int> {
+        switch self {
+        case .compactMap: stream.compactMap(on: .synchronous, cancellationToken: token) { $0 }
+        case .scan: stream.scan(0, on: .synchronous, cancellationToken: token) { _, value in value }
+        case .removeDuplicates: stream.removeDuplicates(cancellationToken: token)
+        case .prefix: stream.prefix(.max, cancellationToken: token)
+        case .prefixWhile: stream.prefix(on: .synchronous, cancellationToken: token) { _ in true }
+        case .dropFirst: stream.dropFirst(0, cancellationToken: token)
+        case .dropWhile: stream.drop(on: .synchronous, cancellationToken: token) { _ in false }
+        case .buffer: stream.buffer(.unbounded, on: .synchronous, cancellationToken: token)
+        case .timeout: stream.timeout(after: .seconds(3_600), clock: clock, cancellationToken: token)
+        case .merge: FutureLib.merge(stream, cancellationToken: token)
+        case .combineLatest:
+            FutureLib.combineLatest(stream, FutureStream(value: 0), cancellationToken: token)
+                .map(on: .synchronous, cancellationToken: token) { value, _ in value }
+        case .chunks:
+            stream.chunks(ofCount: 1, cancellationToken: token).map(on: .synchronous, cancellationToken: token) {
+                $0[0]
+            }
+        case .flatMapLatest:
+            stream.flatMapLatest(on: .synchronous, cancellationToken: token) { value, _ -> FutureStream<Int> in
+                FutureStream(value: value)
+            }
+        }
+    }
+
+    /// A chain of `depth` operator stages on `stream`, cycling through every operator.
+    static func chain(
+        _ depth: Int,
+        on stream: FutureStream<Int>,
+        clock: ManualClock,
+        token: CancellationToken = .none
+    ) -> FutureStream<Int> {
+        let stages = allCases
+        var tail = stream
+        for index in 0..<depth { tail = stages[index % stages.count].apply(to: tail, clock: clock, token: token) }
+        return tail
+    }
+}
+
+/// The stream depth attacks again, with a chain of operator stages in place of `map` stages.
+enum StreamOperatorDepth {
+    /// Publishes two values through `depth` operator stages, then finishes the chain.
+    static func publishesAndFinishes() {
+        let depth = AttackSize.depth
+        onSmallStack {
+            let clock = ManualClock()
+            let promise = StreamPromise<Int>(capacity: 0)
+            let tail = StreamOperatorStage.chain(depth, on: promise.stream, clock: clock)
+            let seen = Shared<[Int]>([])
+            let finished = Shared(false)
+            tail.onSuccess(on: .synchronous) { value in seen.withLock { $0.append(value) } }
+            tail.onFinish(on: .synchronous) { finished.value = true }
+            promise.fulfill(1)
+            promise.fulfill(2)
+            guard seen.value == [1, 2] else { fatalError("operators: saw \(seen.value)") }
+            promise.finish()
+            guard finished.value else { fatalError("operators: the chain did not finish") }
+            guard clock.pendingTimerCount == 0 else { fatalError("operators: timers left on the clock") }
+        }
+    }
+
+    /// Drops the promise of a chain of `depth` operator stages: the chain finishes.
+    static func finishesWhenThePromiseIsDropped() {
+        let depth = AttackSize.depth
+        onSmallStack {
+            let clock = ManualClock()
+            var promise: StreamPromise<Int>? = StreamPromise<Int>(capacity: 0)
+            let tail = StreamOperatorStage.chain(depth, on: promise!.stream, clock: clock)
+            let finished = Shared(false)
+            tail.onFinish(on: .synchronous) { finished.value = true }
+            promise!.fulfill(1)
+            promise = nil
+            guard finished.value else { fatalError("operators: the chain did not finish") }
+            guard clock.pendingTimerCount == 0 else { fatalError("operators: timers left on the clock") }
+        }
+    }
+
+    /// Cancels a chain of `depth` operator stages through the one token each stage was given.
+    static func cancels() {
+        let depth = AttackSize.depth
+        onSmallStack {
+            let clock = ManualClock()
+            let promise = StreamPromise<Int>(capacity: 0)
+            let request = CancellationRequest()
+            let tail = StreamOperatorStage.chain(depth, on: promise.stream, clock: clock, token: request.token)
+            let finished = Shared(false)
+            tail.onFinish(on: .synchronous) { finished.value = true }
+            promise.fulfill(1)
+            request.cancel()
+            guard finished.value, tail.isFinished else { fatalError("operators: the chain did not end") }
+            guard clock.pendingTimerCount == 0 else { fatalError("operators: timers left on the clock") }
+            promise.fulfill(2)  // goes nowhere
+        }
+    }
+
+    /// Releases a chain of `depth` operator stages (nobody holds it, nobody subscribes) on a stream
+    /// that lives on, then the stream.
+    static func releasesAnUnheldChain() {
+        let depth = AttackSize.depth
+        let counter = ReleaseCounter()
+        onSmallStack {
+            let clock = ManualClock()
+            let promise = StreamPromise<Int>(capacity: 1)
+            let probe = counter.make()
+            let head = promise.stream.map(on: .synchronous) {
+                probe.touch()
+                return $0
+            }
+            var tail: FutureStream<Int>? = StreamOperatorStage.chain(depth, on: head, clock: clock)
+            _ = consume head
+            _ = consume probe
+            promise.fulfill(1)
+            tail = nil
+            guard clock.pendingTimerCount == 0 else { fatalError("operators: timers left on the clock") }
+            withExtendedLifetime(promise) {}
+            withExtendedLifetime(tail) {}
+        }
+        guard counter.released == 1 else { fatalError("operators: the unheld chain was not released") }
+    }
+}
+
 enum CancellationDepth {
     /// Cancels the root of `depth` requests, each linked to the previous one.
     static func linkedChainCancels() {
@@ -305,6 +433,38 @@ extension Attacks {
             report(
                 await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
                     StreamDepth.releasesAnUnheldChain()
+                }
+            )
+        }
+
+        @Test func `values publish through a chain of every stream operator, and its end`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    StreamOperatorDepth.publishesAndFinishes()
+                }
+            )
+        }
+
+        @Test func `a chain of stream operators ends when its promise is dropped`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    StreamOperatorDepth.finishesWhenThePromiseIsDropped()
+                }
+            )
+        }
+
+        @Test func `a chain of stream operators is cancelled by its one token`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    StreamOperatorDepth.cancels()
+                }
+            )
+        }
+
+        @Test func `a chain of stream operators that nobody holds is released while its source lives`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    StreamOperatorDepth.releasesAnUnheldChain()
                 }
             )
         }

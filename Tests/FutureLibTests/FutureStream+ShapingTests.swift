@@ -111,6 +111,18 @@ struct FutureStreamShapingTests {
         #expect(Self.tape("1 2 |") { $0.dropFirst(-1) } == "1 2 |")
     }
 
+    @Test func `counts at their extremes have a meaning: prefix and dropFirst of Int max and Int min`() {
+        #expect(Self.tape("1 ✕9 2 |") { $0.prefix(.max) } == "1 ✕9 2 |")
+        #expect(Self.tape("1 2 |") { $0.prefix(.min) } == "|")
+        #expect(Self.tape("1 ✕9 2 |") { $0.dropFirst(.max) } == "✕9 |")
+        #expect(Self.tape("1 2 |") { $0.dropFirst(.min) } == "1 2 |")
+    }
+
+    @Test func `chunks of count Int max gathers every value into the one array published at the end`() {
+        #expect(Self.tape("1 ✕9 2 3 |") { $0.chunks(ofCount: .max) } == "✕9 [1, 2, 3] |")
+        #expect(Self.tape("|") { $0.chunks(ofCount: .max) } == "|")
+    }
+
     @Test func `drop while stops testing at the first value that fails`() {
         #expect(Self.tape("0 0 ✕9 5 0 6 |") { $0.drop(on: .synchronous) { $0 == 0 } } == "✕9 5 0 6 |")
     }

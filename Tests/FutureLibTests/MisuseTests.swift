@@ -147,6 +147,17 @@ import Testing
         expectMessage(result, naming: "maxAttempts")
     }
 
+    @Test func `chunks of a count below 1 stops with a precondition failure`() async {
+        let zero = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = StreamPromise<Int>().stream.chunks(ofCount: 0)
+        }
+        expectMessage(zero, naming: "count")
+        let negative = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = StreamPromise<Int>().stream.chunks(ofCount: -1, or: .seconds(1), clock: ManualClock())
+        }
+        expectMessage(negative, naming: "count")
+    }
+
     @Test func `a negative stream capacity stops with a precondition failure`() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = StreamPromise<Int>(capacity: -1)

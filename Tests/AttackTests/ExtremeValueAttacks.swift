@@ -163,6 +163,79 @@ enum ExtremeValues {
         }
     }
 
+    /// The marks of `stream` as they come: values, `t` for ``FutureError/timeout``, `c` for a
+    /// cancellation, `|` for the end.
+    private static func record<T>(_ stream: FutureStream<T>) -> Shared<[String]> {
+        let marks = Shared<[String]>([])
+        stream.onComplete(on: .synchronous) { result in
+            let mark =
+                switch result {
+                case .success(let value): "\(value)"
+                case .failure(FutureError.timeout): "t"
+                case .failure(let error): error is CancellationError ? "c" : "?"
+                }
+            marks.withLock { $0.append(mark) }
+        }
+        stream.onFinish(on: .synchronous) { marks.withLock { $0.append("|") } }
+        return marks
+    }
+
+    /// The one-shot timed stream operators on a `ManualClock`, with every duration: a value, the
+    /// clock advanced to the end of its time (twice), a value, the end. Each gives its one meaning,
+    /// and leaves nothing on the clock.
+    static func streamOperatorDurations() {
+        failAfter(seconds: 60)
+        for duration in ExtremeDuration.all {
+            let clock = ManualClock()
+            let source = StreamPromise<Int>(capacity: 0)
+            let debounced = record(source.stream.debounce(for: duration, clock: clock))
+            let throttled = record(source.stream.throttle(for: duration, clock: clock))
+            let throttledFirst = record(source.stream.throttle(for: duration, clock: clock, latest: false))
+            let watched = record(source.stream.timeout(after: duration, clock: clock))
+            source.fulfill(1)
+            clock.advance(by: duration)
+            clock.advance(by: .seconds(Int64.max))
+            clock.advance(by: .seconds(Int64.max))
+            source.fulfill(2)
+            source.finish()
+            let seen = [debounced.value, throttled.value, throttledFirst.value, watched.value]
+            guard seen == [["1", "2", "|"], ["1", "2", "|"], ["1", "2", "|"], ["1", "t", "|"]] else {
+                fatalError("debounce, throttle, timeout with \(duration): \(seen)")
+            }
+            guard clock.pendingTimerCount == 0 else { fatalError("a timer of \(duration) was left on the clock") }
+        }
+    }
+
+    /// `interval` and the timed `chunks`, whose timer re-arms itself, with every duration: the
+    /// short ones tick every millisecond; the longest tick once, at the end of the clock's time,
+    /// and then never again (an advance there returns).
+    static func periodicStreamDurations() {
+        failAfter(seconds: 60)
+        for duration in ExtremeDuration.all {
+            let clock = ManualClock()
+            let stop = CancellationRequest()
+            let source = StreamPromise<Int>(capacity: 0)
+            let ticks = record(FutureStream<Int>.interval(duration, clock: clock, cancellationToken: stop.token))
+            let chunks = record(source.stream.chunks(every: duration, clock: clock))
+            let counted = record(source.stream.chunks(ofCount: 3, or: duration, clock: clock))
+            source.fulfill(1)
+            if ExtremeDuration.endsSoon(duration) {
+                clock.advance(by: .milliseconds(3))  // less than a millisecond counts as one
+                guard ticks.value == ["0", "1", "2"] else { fatalError("interval(\(duration)): \(ticks.value)") }
+            } else {
+                clock.advance(by: .seconds(Int64.max))
+                clock.advance(by: .seconds(Int64.max))
+                guard ticks.value == ["0"] else { fatalError("interval(\(duration)): \(ticks.value)") }
+            }
+            source.fulfill(2)
+            source.finish()
+            stop.cancel()
+            guard chunks.value == ["[1]", "[2]", "|"], counted.value == ["[1]", "[2]", "|"], ticks.value.last == "|"
+            else { fatalError("chunks(every: \(duration)): \(chunks.value), \(counted.value)") }
+            guard clock.pendingTimerCount == 0 else { fatalError("a timer of \(duration) was left on the clock") }
+        }
+    }
+
     static func extremeCapacities() {
         failAfter(seconds: 30)
         let everything = StreamPromise<Int>(capacity: .max)
@@ -246,6 +319,22 @@ extension Attacks {
             report(
                 await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
                     ExtremeValues.jitterSources()
+                }
+            )
+        }
+
+        @Test func `debounce, throttle and timeout take every duration`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    ExtremeValues.streamOperatorDurations()
+                }
+            )
+        }
+
+        @Test func `interval and the timed chunks take every duration, and stop at the end of time`() async {
+            report(
+                await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                    ExtremeValues.periodicStreamDurations()
                 }
             )
         }

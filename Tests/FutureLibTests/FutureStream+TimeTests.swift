@@ -179,6 +179,51 @@ struct FutureStreamTimeTests {
         #expect(tape.text == (1...100).map(String.init).joined(separator: " ") + " |")
     }
 
+    @Test func `buffer of a limit of zero or less keeps one result`() {
+        for limit in [0, -1, Int.min] {
+            for newest in [true, false] {
+                let context = ManualContext()
+                let source = StreamPromise<Int>(capacity: 0)
+                let policy: FutureStream<Int>.BufferingPolicy =
+                    newest ? .bufferingNewest(limit) : .bufferingOldest(limit)
+                let tape = Tape(source.stream.buffer(policy, on: context))
+                for value in 1...3 { source.fulfill(value) }
+                source.finish()
+                context.runAll()
+                #expect(tape.text == (newest ? "3 |" : "1 |"), "limit \(limit)")
+            }
+        }
+    }
+
+    // MARK: - Durations of zero or less
+
+    @Test func `debounce, throttle and timeout take a duration of zero or less as zero: due at the next advance`() {
+        let lengths: [Duration] = [
+            .zero, .seconds(-1), .seconds(Int64.min), .init(secondsComponent: 0, attosecondsComponent: -1),
+        ]
+        for interval in lengths {
+            let clock = ManualClock()
+            let source = StreamPromise<Int>(capacity: 0)
+            let debounced = Tape(source.stream.debounce(for: interval, clock: clock))
+            let throttled = Tape(source.stream.throttle(for: interval, clock: clock))
+            let watched = Tape(source.stream.timeout(after: interval, clock: clock))
+            source.fulfill(1)
+            source.fulfill(2)  // within the interval: the timer has not fired yet
+            #expect(debounced.text == "", "\(interval)")
+            #expect(throttled.text == "1", "\(interval)")
+            #expect(watched.text == "1 2", "\(interval)")
+            clock.advance(by: .zero)
+            #expect(debounced.text == "2", "\(interval)")
+            #expect(watched.text == "1 2 ✕t |", "\(interval)")
+            source.fulfill(3)  // the interval is over: at once, in place of the held 2
+            #expect(throttled.text == "1 3", "\(interval)")
+            source.finish()
+            #expect(debounced.text == "2 3 |", "\(interval)")
+            #expect(throttled.text == "1 3 |", "\(interval)")
+            #expect(clock.pendingTimerCount == 0)
+        }
+    }
+
     // MARK: - Every timed operator
 
     @Test(arguments: TimedOperator.allCases)

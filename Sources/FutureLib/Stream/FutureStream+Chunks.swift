@@ -68,6 +68,9 @@ extension FutureStream {
     ///   gathered since the last one are published, unless there are none.
     /// - When this stream finishes, the values gathered so far (if any) are published, then the end.
     /// - Errors pass through at once. The timer stops when the new stream ends or is released.
+    /// - A clock's time stops at `.seconds(Int64.max)` (``ManualClock``): the tick due then, or
+    ///   beyond, comes once, and no tick follows it; the values gathered after it are published
+    ///   at the end.
     ///
     /// - Parameters:
     ///   - interval: How often to publish; less than a millisecond counts as a millisecond.
@@ -137,7 +140,9 @@ extension FutureStream {
         )
         if chunks.isFinished { return chunks }
         let timer = clock.makeTimer(after: interval) { [weak chunks] in
-            machine.handle(chunks) { state, outbox in state.tick(into: &outbox) }?.reschedule(after: interval)
+            let timer = machine.handle(chunks) { state, outbox in state.tick(into: &outbox) }
+            // At the end of the clock's time the next tick would be due at once, for ever: none comes.
+            if clock.now < Duration.endOfTime { timer?.reschedule(after: interval) }
         }
         if !machine.handle(nil, { state, _ in state.keep(timer) }) { timer.cancel() }
         chunks.onEnd { machine.handle(nil) { state, _ in state.end() }?.cancel() }

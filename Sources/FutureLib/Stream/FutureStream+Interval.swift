@@ -25,6 +25,8 @@ extension FutureStream where Value == Int {
     ///   latest tick (`capacity` 1).
     /// - It ends only with `cancellationToken` (one `CancellationError`, then the end), or when
     ///   nothing holds it or subscribes to it any more; either way its timer is stopped.
+    /// - A clock's time stops at `.seconds(Int64.max)` (``ManualClock``): the tick due then, or
+    ///   beyond, comes once, and no tick follows it.
     ///
     /// - Parameters:
     ///   - period: The time between ticks; less than a millisecond counts as a millisecond.
@@ -43,7 +45,8 @@ extension FutureStream where Value == Int {
         let timer = clock.makeTimer(after: period) { [weak ticks] in
             guard let ticks, let (tick, timer) = ticker.next() else { return }
             ticks.publish(.success(tick))
-            timer?.reschedule(after: period)
+            // At the end of the clock's time the next tick would be due at once, for ever: none comes.
+            if clock.now < Duration.endOfTime { timer?.reschedule(after: period) }
         }
         if !ticker.keep(timer) { timer.cancel() }
         ticks.onEnd { ticker.stop()?.cancel() }

@@ -40,7 +40,8 @@ extension Future {
     ///
     /// ```swift
     /// let clock = ManualClock()
-    /// let waiting = Task { try await Promise<Int>().future.value(timeout: .seconds(5), clock: clock) }
+    /// let reply = Promise<Int>()  // kept: a dropped promise fails its future with brokenPromise at once
+    /// let waiting = Task { try await reply.future.value(timeout: .seconds(5), clock: clock) }
     /// // … once the task waits:
     /// await clock.advanceAndSettle(by: .seconds(5))  // the task throws FutureError.timeout
     /// ```

@@ -23,7 +23,8 @@ extension Future {
     ///
     /// ```swift
     /// let clock = ManualClock()
-    /// let late = Promise<Int>().future.timeout(after: .seconds(5), clock: clock, on: .synchronous)
+    /// let reply = Promise<Int>()  // kept: a dropped promise fails its future with brokenPromise at once
+    /// let late = reply.future.timeout(after: .seconds(5), clock: clock, on: .synchronous)
     /// clock.advance(by: .seconds(5))
     /// #expect(late.isCompleted)  // failed with FutureError.timeout
     /// ```

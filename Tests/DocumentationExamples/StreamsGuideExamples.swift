@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-// Documentation/Streams.md, "An empty stream, and one that never ends" and "Coming from Futura":
+// Documentation/Streams.md, "Operator reference", "An empty stream, and one that never ends" and "Coming from Futura":
 // the guide's functions, run, with what the guide says of them asserted.
 
 func latestResults(
@@ -128,5 +128,63 @@ struct StreamsGuideExamples {
         #expect(await eventually { seen.finished.value })
         let values = seen.values.value
         #expect(values == Array(1...values.count))
+    }
+
+    // MARK: - "Operator reference": its three examples, run
+
+    @Test func `suggestions: only the query typed last before the pause is looked up`() async {
+        let clock = ManualClock()
+        let keystrokes = StreamPromise<String>(capacity: 0)
+        let lookedUp = Locked<[String]>([])
+        let suggestions = keystrokes.stream
+            .map(on: .synchronous) { $0.lowercased() }
+            .removeDuplicates()
+            .debounce(for: .milliseconds(300), clock: clock)
+            .flatMapLatest(on: .synchronous) { query, token -> Future<[String]> in
+                lookedUp.withLock { $0.append(query) }
+                return Future(cancellationToken: token) { [query, query + "s"] }
+            }
+        let shown = Locked<[[String]]>([])
+        suggestions.onSuccess(on: .synchronous) { list in shown.withLock { $0.append(list) } }
+        keystrokes.fulfill("swi")
+        keystrokes.fulfill("swift")
+        #expect(lookedUp.value.isEmpty)  // still typing
+        clock.advance(by: .milliseconds(300))
+        #expect(lookedUp.value == ["swift"])  // looks up "swift" only
+        #expect(await eventually { shown.value == [["swift", "swifts"]] })
+    }
+
+    @Test func `average: collect ends in a future once the stream finished`() async throws {
+        let samples = StreamPromise<Int>(capacity: 0)
+        let average: Future<Double> = samples.stream.collect().map(on: .synchronous) { values in
+            values.isEmpty ? 0 : Double(values.reduce(0, +)) / Double(values.count)
+        }
+        for sample in [3, 4, 5] { samples.fulfill(sample) }
+        #expect(!average.isCompleted)
+        samples.finish()
+        #expect(try await average.value() == 4.0)
+    }
+
+    @Test func `heartbeats: no timeout while ticks come, FutureError.timeout 30 s after the last`() {
+        let clock = ManualClock()
+        let stop = CancellationRequest()
+        let heartbeats = StreamPromise<Int>(capacity: 0)
+        let watched = heartbeats.stream.timeout(after: .seconds(30), clock: clock)
+        let failures = Locked<[String]>([])
+        watched.onFailure(on: .synchronous) { error in failures.withLock { $0.append("\(error)") } }
+        let beats = Locked(0)
+        let ticks = FutureStream<Int>.interval(.seconds(10), clock: clock, cancellationToken: stop.token)
+        ticks.onSuccess(on: .synchronous) { tick in
+            beats.withLock { $0 += 1 }
+            heartbeats.fulfill(tick)
+        }
+        clock.advance(by: .seconds(60))
+        #expect(beats.value == 6)  // six heartbeats: no timeout
+        #expect(failures.value.isEmpty)
+        stop.cancel()
+        clock.advance(by: .seconds(30))  // no heartbeat for 30 s
+        #expect(failures.value == ["\(FutureError.timeout)"])
+        #expect(watched.isFinished)
+        withExtendedLifetime(ticks) {}
     }
 }

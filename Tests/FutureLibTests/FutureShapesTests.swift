@@ -472,7 +472,7 @@ struct Swift6ShapesTests {
         #expect(futures.allSatisfy { !$0.isCompleted })  // nothing moves without the clock
         await clock.advanceAndSettle(by: .seconds(29))  // not cancelled
         #expect(!request.isCancellationRequested)
-        await clock.advanceAndSettle(by: .seconds(1))  // cancelled; its handlers ran inside advance(by:)
+        await clock.advanceAndSettle(by: .seconds(1))  // cancelled; its handlers ran inside advanceAndSettle(by:)
         #expect(request.isCancellationRequested && ranInside.load(ordering: .relaxed))
         #expect(try await futures[0].value() == 1)
         await #expect(throws: FutureError.timeout) { try await futures[1].value() }

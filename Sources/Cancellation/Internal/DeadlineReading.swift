@@ -3,7 +3,7 @@ import FutureLibConcurrencyHelpers
 /// How a token's ``CancellationToken/deadline`` is read: nothing is stored for it. A request's own
 /// deadline is where its timer is scheduled, read from the timer under its clock's lock, and a
 /// linked request's is computed from its sources' when asked. So arming, re-arming and cancelling
-/// cost nothing more than before, a request without a timer stores nothing, and the deadline read
+/// pay nothing for the deadline, a request without a timer stores nothing, and the deadline read
 /// is always the one the timer will fire at, however threads race to re-arm it.
 ///
 /// The links form a graph without cycles (a request is linked to tokens that exist before it), of

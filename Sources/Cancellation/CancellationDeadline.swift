@@ -16,7 +16,8 @@
 /// ### Semantics
 /// - ``instant`` is on ``clock``'s scale (its ``TimerClock/now``), and only comparable with
 ///   instants of the same clock. Deadlines on different clocks compare by what remains of them.
-/// - ``remaining`` is never negative: `.zero` once the instant has passed.
+/// - ``remaining`` is never negative: `.zero` once the instant has passed; and never more than
+///   `.seconds(Int64.max)`, however far away the instant.
 /// - It is a value read at one moment: re-arming the request later (``CancellationRequest/cancel(after:)``)
 ///   does not move a deadline already read; read the token's ``CancellationToken/deadline`` again.
 public struct CancellationDeadline: Sendable {
@@ -64,7 +65,8 @@ public struct CancellationDeadline: Sendable {
     /// ```
     ///
     /// Reads the clock each time (on a ``ManualClock``, under its lock). Never traps, whatever a
-    /// clock of your own returns as its `now`.
+    /// clock of your own returns as its `now`: at most `.seconds(Int64.max)`, the longest duration
+    /// whose `components` do not trap.
     public var remaining: Duration {
         Self.remaining(until: instant, from: clock.now)
     }
@@ -89,12 +91,13 @@ public struct CancellationDeadline: Sendable {
         CancellationDeadline(instant: .zero, clock: SystemClock())
     }
 
-    /// `instant - now`, never negative, saturated instead of trapping for instants and `now`s
-    /// anywhere in `Duration`'s range.
+    /// `instant - now`, from `.zero` up to ``Duration/endOfTime``, for instants and `now`s anywhere
+    /// in `Duration`'s range: never a trap, and never a duration whose `components` trap (a client
+    /// turns it into a wire timeout through them).
     static func remaining(until instant: Duration, from now: Duration) -> Duration {
         let (difference, overflow) = instant.attoseconds.subtractingReportingOverflow(now.attoseconds)
-        if overflow { return instant > now ? Duration(attoseconds: .max) : .zero }
-        return difference > 0 ? Duration(attoseconds: difference) : .zero
+        if overflow { return instant > now ? .endOfTime : .zero }
+        return difference > 0 ? min(Duration(attoseconds: difference), .endOfTime) : .zero
     }
 
     /// Whether this deadline comes before `other`: by instant on the same clock, else by what remains.

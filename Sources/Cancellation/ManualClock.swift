@@ -103,10 +103,7 @@ public final class ManualClock: TimerClock {
     ///
     /// - Parameter duration: How far to move the clock.
     public func advance(by duration: Duration) {
-        let target = state.withLock { state in
-            state.horizon = max(state.horizon, state.now).advanced(byDelay: duration)
-            return state.horizon
-        }
+        let target = state.withLock { $0.extendHorizon(by: duration) }
         while let fire = state.withLock({ $0.popDue(at: target) }) {
             fire.run()
         }
@@ -145,14 +142,10 @@ public final class ManualClock: TimerClock {
     /// - Without FutureLib in the process it fires what ``advance(by:)`` fires, in the same order. It needs the main queue serviced
     ///   only while `.mainActor` deliveries are in flight.
     ///
-    /// - Parameter duration: How far to move the clock. Negative durations count as zero.
+    /// - Parameter duration: How far to move the clock. Negative durations count as zero; time stops
+    ///   at `.seconds(Int64.max)`, as in ``advance(by:)``.
     public func advanceAndSettle(by duration: Duration) async {
-        let target = state.withLock { state in
-            let base = max(state.horizon, state.now)
-            let (sum, overflow) = base.attoseconds.addingReportingOverflow(max(duration, .zero).attoseconds)
-            state.horizon = overflow ? Duration(attoseconds: .max) : Duration(attoseconds: sum)
-            return state.horizon
-        }
+        let target = state.withLock { $0.extendHorizon(by: duration) }
         while true {
             await Quiescence.wait()
             guard let fire = state.withLock({ $0.popDue(at: target) }) else { break }
@@ -273,6 +266,13 @@ public final class ManualClock: TimerClock {
 }
 
 extension ManualClock.State {
+    /// Moves the instant that the advances so far reach by `duration` (negative counting as zero),
+    /// saturated at ``Duration/endOfTime``, and returns it: the target of an advance.
+    fileprivate mutating func extendHorizon(by duration: Duration) -> Duration {
+        horizon = max(horizon, now).advanced(byDelay: duration)
+        return horizon
+    }
+
     /// Takes out the earliest timer due at `target` or before, moves `now` to its deadline, and
     /// returns what it runs.
     fileprivate mutating func popDue(at target: Duration) -> TimerFire? {

@@ -233,6 +233,62 @@ struct CancellationTokenDeadlineTests {
         #expect(realTime.token.timeRemaining.map { $0 > .zero && $0 <= .seconds(60) } == true)
     }
 
+    @Test
+    func `what remains is at most .seconds(Int64.max), whose components never trap, whatever the instant and now`() {
+        /// What a client does with it: the wire's timeout is made from `components`.
+        func expectWireSafe(_ remaining: Duration?, _ comment: Comment) {
+            guard let remaining else {
+                Issue.record("no deadline: \(comment)")
+                return
+            }
+            #expect(remaining == .seconds(Int64.max), comment)
+            if remaining <= .seconds(Int64.max) { #expect(remaining.components.seconds == Int64.max, comment) }
+        }
+        let manual = ManualClock()
+        expectWireSafe(
+            CancellationDeadline(instant: Duration(attoseconds: .max), clock: manual).remaining,
+            "far instant"
+        )
+        let own = OwnClock()
+        let request = CancellationRequest(cancelAfter: .seconds(Int64.max), clock: own)
+        own.now = .seconds(-5)  // a clock of one's own that went back: more than .seconds(Int64.max) left
+        expectWireSafe(request.token.timeRemaining, "now before the origin")
+        own.now = Duration(attoseconds: .min)  // the subtraction overflows
+        expectWireSafe(request.token.timeRemaining, "now at the start of Duration")
+        own.now = Duration(attoseconds: .max)
+        #expect(request.token.timeRemaining == .zero)
+    }
+
+    @Test func `init(linkedTo:timeout:) takes any timeout: clamped, due at once, or never a trap`() {
+        let clock = ManualClock()
+        let parent = CancellationRequest(cancelAfter: .seconds(60), clock: clock)
+        let endless = CancellationRequest(linkedTo: .none, timeout: .seconds(Int64.max), clock: clock)
+        #expect(endless.token.timeRemaining == .seconds(Int64.max))
+        let beyond = CancellationRequest(linkedTo: .none, timeout: Duration(attoseconds: .max), clock: clock)
+        #expect(beyond.token.timeRemaining == .seconds(Int64.max))  // clamped at the end of time
+        let bounded = CancellationRequest(linkedTo: parent.token, timeout: .seconds(Int64.max), clock: clock)
+        #expect(bounded.token.timeRemaining == .seconds(60))  // the parent's is the earlier
+        let tiny = CancellationRequest(linkedTo: parent.token, timeout: Duration(attoseconds: 1), clock: clock)
+        #expect(!tiny.isCancellationRequested)
+        #expect(tiny.token.timeRemaining == Duration(attoseconds: 1))
+        let past: [(Duration, Comment)] = [
+            (Duration(attoseconds: -1), "-1 as"), (.seconds(Int64.min), "Int64.min s"),
+            (Duration(attoseconds: .min), "min"),
+        ]
+        for (timeout, name) in past {
+            let request = CancellationRequest(linkedTo: parent.token, timeout: timeout, clock: clock)
+            #expect(request.token.cancellationReason is DeadlineExceededError, name)
+            #expect(request.token.timeRemaining == .zero, name)
+        }
+        clock.advance(by: Duration(attoseconds: 1))
+        #expect(tiny.token.cancellationReason is DeadlineExceededError)
+        #expect(!bounded.isCancellationRequested)
+        clock.advance(by: .seconds(Int64.max))  // the parent's timer, then the end of time
+        #expect(bounded.token.cancellationReason is DeadlineExceededError)
+        #expect(endless.isCancellationRequested)
+        #expect(beyond.isCancellationRequested)
+    }
+
     // MARK: - Depth and races
 
     @Test func `Scale: the deadline of a deep chain of linked requests, read on a 512 KB stack`() async {

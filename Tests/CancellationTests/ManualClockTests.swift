@@ -30,6 +30,25 @@ struct ManualClockTests {
         #expect(clock.now == .milliseconds(1500) + .nanoseconds(1))
     }
 
+    @Test func `time stops at .seconds(Int64.max), for the settling advance as for the synchronous one`() async {
+        let settling = ManualClock()
+        await settling.advanceAndSettle(by: .seconds(Int64.max))
+        await settling.advanceAndSettle(by: Duration(attoseconds: .max))
+        #expect(settling.now == .seconds(Int64.max))
+        let synchronous = ManualClock()
+        synchronous.advance(by: .seconds(Int64.max))
+        synchronous.advance(by: Duration(attoseconds: .max))
+        #expect(synchronous.now == .seconds(Int64.max))
+        // At the end of time a new deadline is due at once, and nothing remains of it.
+        let request = CancellationRequest(cancelAfter: .seconds(1), clock: settling)
+        #expect(request.token.timeRemaining == .zero)
+        await settling.advanceAndSettle(by: .zero)
+        #expect(request.isCancellationRequested)
+        let now = settling.now
+        #expect(now <= .seconds(Int64.max))
+        if now <= .seconds(Int64.max) { #expect(now.components.seconds == Int64.max) }  // never a trap
+    }
+
     // MARK: - Firing
 
     @Test func `a timer fires inside the advance that reaches its deadline, not an instant before`() {

@@ -158,7 +158,7 @@ asan: ## Run the test suite under AddressSanitizer and LeakSanitizer (the tests 
 
 stress: ## Repeat the race tests (STRESS_ITERATIONS, default 100000), run MODEL_SEEDS model seeds (10000), the full-size scale, depth and lifetime-loop tests (10⁶) and STRESS_ITERATIONS cases per property test
 	FUTURELIB_STRESS_ITERATIONS=$${STRESS_ITERATIONS:-100000} FUTURELIB_MODEL_SEEDS=$${MODEL_SEEDS:-10000} \
-		$(SWIFT) test -c release --scratch-path .build-stress --filter 'Race|Model|Scale|Depth|Property|LifetimeAttacks|NeverCompleted|QueuedContinuation'
+		$(SWIFT) test -c release --scratch-path .build-stress --filter 'Race|racing|WorkerPool|Model|Scale|Depth|Property|LifetimeAttacks|NeverCompleted|QueuedContinuation'
 
 soak: ## A server-shaped soak (release): 10⁶ requests, fails on memory growth, a pending future or a handler run twice
 	$(SWIFT) run -c release Soak $${SOAK_REQUESTS:-1000000}

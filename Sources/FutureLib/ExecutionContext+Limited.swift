@@ -58,7 +58,7 @@ public final class LimitedExecutionContext: ExecutionContext {
     /// A queued job: the closure inside a struct, because a closure stored as a generic element
     /// (`FIFO`'s) is converted to the generic form on the way in and back on the way out, each
     /// time by a reabstraction thunk with an allocated context; a struct's stored closure keeps
-    /// its own form (`RoundsDriver 14-limited`).
+    /// its own form (guarded by AllocationCheck `limited-execute`).
     private struct Job {
         let work: @Sendable () -> Void
     }

@@ -174,7 +174,9 @@ extension Future {
     ///
     /// ### Semantics
     /// As `onFailure(on:cancellationToken:policy:_:)`, except that `f` runs
-    /// in a task of its own, which the token cancels.
+    /// in a task of its own, which the token cancels. Whether there is an error to start the task
+    /// for is decided when the future completes: a success, or an error `policy` leaves alone,
+    /// starts none, and a token cancelled afterwards calls nothing.
     ///
     /// - Parameters:
     ///   - context: Where the task's jobs run. Defaults to ``ExecutionContext/default``.
@@ -434,7 +436,9 @@ extension Future {
     ///
     /// ### Semantics
     /// As ``onComplete(on:cancellationToken:_:)-(A,_,_)``, except that `f` is called only for a
-    /// failure, including `CancellationError` when `cancellationToken` is cancelled first.
+    /// failure, including `CancellationError` when `cancellationToken` is cancelled first. Whether
+    /// there is an error to start the task for is decided when the future completes: a success, or
+    /// an error `policy` leaves alone, starts none, and a token cancelled afterwards calls nothing.
     ///
     /// - Parameters:
     ///   - actor: The actor `f` is isolated to.

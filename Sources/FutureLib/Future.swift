@@ -318,9 +318,9 @@ public final class Future<Value: Sendable>: Sendable {
         guard state.holdsContinuations, let waiting = state.takeWaiting() else { return }
         // `consume`: moved into the queue. A copy would leave this binding holding the chain until
         // the function returns, after the outermost release has drained the queue, so the next
-        // future's `deinit` would run from here, nested, one frame deeper per stage (a debug
-        // build did: a chain on a future that never completed, released at once from its root,
-        // overflowed the stack).
+        // future's `deinit` would run from here, nested, one frame deeper per stage: a deep chain
+        // on a future that never completes, released from its root, would overflow the stack
+        // (unoptimized builds keep such copies; guarded by `NeverCompletedReleaseAttacks`).
         DeferredRelease.release(consume waiting)
     }
 

@@ -153,12 +153,15 @@ struct AttackError: Error, Equatable {}
 
 /// Minutes for an attack suite's `.timeLimit`, a guard against a hang that never measures a time:
 /// `minutes` on a quiet machine, times the load per processor when the run started, so that a
-/// machine busy with other work does not fail a slow but correct run.
+/// machine busy with other work does not fail a slow but correct run; at most ten times, as
+/// TestSupport's `LoadScaledClock` caps it, so that a hang still fails in bounded time on a machine
+/// that stays loaded. (Its own copy: these files type-check against the public modules alone.)
 enum AttackLimit {
     static func minutes(_ minutes: Int) -> Int {
         var load = [0.0]
         guard getloadavg(&load, 1) == 1 else { return minutes }
         let perProcessor = load[0] / Double(max(1, ProcessInfo.processInfo.activeProcessorCount))
-        return Int((Double(minutes) * max(1, perProcessor)).rounded(.up))
+        let slowdown = perProcessor > 1 ? min(perProcessor, 10) : 1  // 1 for NaN too
+        return Int((Double(minutes) * slowdown).rounded(.up))
     }
 }

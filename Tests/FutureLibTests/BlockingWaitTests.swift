@@ -123,6 +123,28 @@ private enum Scenario {
         }
         require((try? token.value()) == true, "token.wait(timeout:): \(String(describing: token.result))")
 
+        // unregisterAndWait() for a handler, running on another thread, that waits for a job
+        // queued on the context behind the one that waits for it.
+        let handled = CancellationRequest()
+        let jobWaits = DispatchSemaphore(value: 0)
+        let handlerGot = Locked<Int?>(nil)
+        let handlerStarted = DispatchSemaphore(value: 0)
+        let registration = handled.token.onCancel {
+            handlerStarted.signal()
+            jobWaits.wait()
+            let got = try? Future(on: serial) { 7 }.value(timeout: .seconds(30))
+            handlerGot.withLock { $0 = got }
+        }
+        Thread { handled.cancel() }.start()
+        handlerStarted.wait()
+        let unregistered = Future(on: serial) { () -> Bool in
+            jobWaits.signal()
+            registration.unregisterAndWait()
+            return true
+        }
+        require((try? unregistered.value()) == true, "unregisterAndWait(): \(String(describing: unregistered.result))")
+        require(handlerGot.value == 7, "unregisterAndWait(): the handler got \(String(describing: handlerGot.value))")
+
         // A blocked job does not count: while it waits, only the job that asks runs.
         let gate = Promise<Int>()
         let blocked = Future(on: serial) { try gate.future.value() }

@@ -110,6 +110,85 @@ struct QueuedContinuationCancellationTests {
         #expect(calls.value == (kind == .onFailure ? [] : ["value"]))
     }
 
+    /// Registers the async-closure form of `kind` on `future`; records as ``register(_:on:context:token:into:)``.
+    static func registerAsync(
+        _ kind: Kind,
+        on future: Future<Int>,
+        context: any ExecutionContext,
+        token: CancellationToken,
+        into calls: Locked<[String]>
+    ) {
+        @Sendable func record(_ result: Result<Int, any Error>) {
+            calls.withLock {
+                switch result {
+                case .success: $0.append("value")
+                case .failure(let error): $0.append(error is CancellationError ? "cancelled" : "\(error)")
+                }
+            }
+        }
+        switch kind {
+        case .onComplete:
+            future.onComplete(on: context, cancellationToken: token) { @concurrent result async in record(result) }
+        case .onSuccess:
+            future.onSuccess(on: context, cancellationToken: token) { @concurrent value async in record(.success(value))
+            }
+        case .onFailure:
+            future.onFailure(on: context, cancellationToken: token) { @concurrent error async in record(.failure(error))
+            }
+        }
+    }
+
+    /// Lets the jobs queued on `context` run until `calls` holds `count` entries (at most `hops`
+    /// round trips through the context): the task of an async closure may hop to it again.
+    static func settle(
+        _ context: any ExecutionContext,
+        until calls: Locked<[String]>,
+        count: Int,
+        hops: Int = 1_000
+    ) async {
+        for _ in 0..<hops where calls.value.count < count {
+            await withCheckedContinuation { continuation in context.execute { continuation.resume() } }
+            await Task.yield()
+        }
+    }
+
+    /// As the synchronous forms: the task that would call the closure is queued behind a busy job
+    /// when the token is cancelled. `onFailure` is given a failure (a success never starts its task).
+    @Test(arguments: Place.allCases, Kind.allCases)
+    func `an async continuation whose task is queued when its token is cancelled gets CancellationError`(
+        place: Place,
+        kind: Kind
+    ) async {
+        let busy = Busy(place)
+        let calls = Locked<[String]>([])
+        let request = CancellationRequest()
+        let promise = Promise<Int>()
+        Self.registerAsync(kind, on: promise.future, context: busy.context, token: request.token, into: calls)
+        // The task that calls the closure waits behind the busy job.
+        if kind == .onFailure { promise.reject(Boom()) } else { promise.fulfill(1) }
+        request.cancel()
+        await busy.release()
+        await Self.settle(busy.context, until: calls, count: Self.cancelled(kind).count)
+        #expect(calls.value == Self.cancelled(kind))
+    }
+
+    /// Where the async form differs from the synchronous one: its `onFailure` decides when the
+    /// future completes, on the completing thread, whether there is an error to start a task for.
+    /// A success starts none, so a token cancelled afterwards has nothing to reach.
+    @Test(arguments: Place.allCases)
+    func `an async onFailure on a success starts no task, so a later cancellation calls nothing`(place: Place) async {
+        let busy = Busy(place)
+        let calls = Locked<[String]>([])
+        let request = CancellationRequest()
+        let promise = Promise<Int>()
+        Self.registerAsync(.onFailure, on: promise.future, context: busy.context, token: request.token, into: calls)
+        promise.fulfill(1)
+        request.cancel()
+        await busy.release()
+        await Self.settle(busy.context, until: calls, count: 1, hops: 10)
+        #expect(calls.value == [])
+    }
+
     /// Every one-source combinator with a closure, its closure queued on a busy context.
     enum Combinator: String, CaseIterable, Sendable {
         case map, flatMap, filter, transform, andThen, recover, recoverWith, mapError, ensure, hop, asyncMap
@@ -198,9 +277,12 @@ struct QueuedContinuationCancellationTests {
             let request = CancellationRequest()
             let calls = Locked<[String]>([])
             let done = DispatchSemaphore(value: 0)
+            /// How long `cancel()` holds off, at most (reads of `calls`), so that both sides are hit.
+            let holdOff = Int.random(in: 0..<10_000)
         }
         let queue = DispatchQueue(label: "FutureLibTests.race")
         let completed = Future(value: 1)
+        let outcomes = Locked<[[String]: Int]>([:])  // printed: whether both sides of the race were hit
         let failures = await race(
             iterations: Stress.cheap,
             setup: { Round() },
@@ -209,11 +291,15 @@ struct QueuedContinuationCancellationTests {
                     Self.register(kind, on: completed, context: queue, token: round.request.token, into: round.calls)
                     queue.async { round.done.signal() }
                 },
-                { round in round.request.cancel() },
+                { round in
+                    for _ in 0..<round.holdOff where round.calls.value.isEmpty {}
+                    round.request.cancel()
+                },
             ],
             check: { round in
                 round.done.wait()
                 let calls = round.calls.value
+                outcomes.withLock { $0[calls, default: 0] += 1 }
                 switch kind {
                 case .onComplete where calls == ["value"] || calls == ["cancelled"]: return nil
                 case .onSuccess where calls == [] || calls == ["value"]: return nil
@@ -222,6 +308,7 @@ struct QueuedContinuationCancellationTests {
                 }
             }
         )
+        print("\(kind) racing cancel(), outcomes over \(Stress.cheap) rounds: \(outcomes.value)")
         #expect(failures.isEmpty, "\(failures)")
     }
 
@@ -234,6 +321,9 @@ struct QueuedContinuationCancellationTests {
             let promise = Promise<Int>()
             let ran = Locked(0)
             let derived: Future<Int>
+            /// How long `cancel()` holds off, at most (reads of `ran`): with none, the queue's thread
+            /// wakes after `cancel()` in nearly every round, and only the cancelled side is hit.
+            let holdOff = Int.random(in: 0..<10_000)
 
             init(queue: DispatchQueue) {
                 derived = promise.future.map(on: queue, cancellationToken: request.token) { [ran] value in
@@ -243,16 +333,21 @@ struct QueuedContinuationCancellationTests {
             }
         }
         let queue = DispatchQueue(label: "FutureLibTests.race")
+        let outcomes = Locked<[String: Int]>([:])  // printed: whether both sides of the race were hit
         let failures = await race(
             iterations: Stress.cheap,
             setup: { Round(queue: queue) },
             actions: [
                 { round in round.promise.fulfill(1) },
-                { round in round.request.cancel() },
+                { round in
+                    for _ in 0..<round.holdOff where round.ran.value == 0 {}
+                    round.request.cancel()
+                },
             ],
             check: { round in
                 queue.sync {}
                 let ran = round.ran.value
+                outcomes.withLock { $0["\(String(describing: round.derived.result)), ran \(ran)", default: 0] += 1 }
                 switch round.derived.result {
                 case .success(1)? where ran == 1: return nil
                 case .failure(is CancellationError)? where ran <= 1: return nil
@@ -260,6 +355,7 @@ struct QueuedContinuationCancellationTests {
                 }
             }
         )
+        print("map racing cancel(), outcomes over \(Stress.cheap) rounds: \(outcomes.value)")
         #expect(failures.isEmpty, "\(failures)")
     }
 }

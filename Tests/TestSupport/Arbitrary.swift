@@ -159,16 +159,36 @@ package func stopIfStuck(after seconds: Int = 120) {
     thread.start()
 }
 
-/// Seconds of a quiet machine: each second of wall-clock time counts as 1 / max(1, load per
-/// processor) (`getloadavg`'s one-minute average over the processors this process sees). For the
-/// watchdogs that tell a hang from a slow run; never for a measurement.
+/// Seconds of a quiet machine: each second of wall-clock time counts as 1 / ``slowdown(loadPerProcessor:)``
+/// of the load per processor (`getloadavg`'s one-minute average over the processors this process
+/// sees). For the watchdogs that tell a hang from a slow run; never for a measurement.
+///
+/// The slowdown is capped at ``maximumSlowdown``: a hang may itself keep the load up (a thread
+/// spinning in a loop counts in it), and on a machine that stays loaded a watchdog without a cap
+/// would wait in proportion to the load, so a real hang would never be reported.
 package enum LoadScaledClock {
-    /// Blocks the calling thread until `seconds` of load-scaled time have passed.
+    /// The most a load stretches a watchdog: a hang fails at most this many times later than on a
+    /// quiet machine.
+    package static let maximumSlowdown = 10.0
+
+    /// How many seconds of wall-clock time count as one second of a quiet machine, at `load` per
+    /// processor: the load, at least 1, at most ``maximumSlowdown`` (1 for a load that is not a
+    /// number).
+    package static func slowdown(loadPerProcessor load: Double) -> Double {
+        guard load > 1 else { return 1 }  // also NaN
+        return min(load, maximumSlowdown)
+    }
+
+    /// ``slowdown(loadPerProcessor:)`` of the load now.
+    package static var slowdown: Double { slowdown(loadPerProcessor: loadPerProcessor) }
+
+    /// Blocks the calling thread until `seconds` of load-scaled time have passed: at most
+    /// ``maximumSlowdown`` times `seconds` of wall-clock time.
     package static func sleep(seconds: Int) {
         var elapsed = 0.0
         while elapsed < Double(seconds) {
             Thread.sleep(forTimeInterval: 1)
-            elapsed += 1 / max(1, loadPerProcessor)
+            elapsed += 1 / slowdown
         }
     }
 

@@ -90,15 +90,16 @@ package enum Sanitizer {
 ///
 /// `minutes` is what the suite needs on a quiet machine, with room to spare. The limit is twice
 /// that, because a test's time also counts its wait for ``HeavyGate`` behind every other suite's
-/// heavy work; times the load per processor when the run started (``LoadScaledClock``), so that
-/// a machine busy with other builds does not turn a slow run into a failure; and forty times
+/// heavy work; times the load per processor when the run started (``LoadScaledClock/slowdown``, at
+/// most ``LoadScaledClock/maximumSlowdown``), so that a machine busy with other builds does not
+/// turn a slow run into a failure, and a hang still fails in bounded time; and forty times
 /// under `make stress`, whose iteration counts and sizes are ten to a hundred times those of
 /// `make test`. Used as `@Suite(.timeLimit(.minutes(HangLimit.minutes(3))))`.
 package enum HangLimit {
     package static func minutes(_ minutes: Int) -> Int {
         guard Stress.override == nil else { return minutes * 40 }
-        return Int((Double(minutes * 2) * max(1, loadAtStart)).rounded(.up))
+        return Int((Double(minutes * 2) * slowdownAtStart).rounded(.up))
     }
 
-    private static let loadAtStart = LoadScaledClock.loadPerProcessor
+    private static let slowdownAtStart = LoadScaledClock.slowdown
 }

@@ -209,6 +209,21 @@ let scenarios: [Scenario] = [
         serialQueue.sync {}
     },
     Scenario(
+        key: "queue-continuation-completed-with-token",
+        description:
+            "a continuation on a serial DispatchQueue registered on a completed future with a live token, run (per continuation)",
+        operations: 10_000,
+        tolerance: 0.3,
+        runs: 5
+    ) { count in
+        let completed = Future(value: 1)
+        let request = CancellationRequest()  // live through the run: every continuation checks it
+        let token = request.token
+        for _ in 0..<count { completed.onSuccess(on: serialQueue, cancellationToken: token) { sink($0) } }
+        serialQueue.sync {}
+        withExtendedLifetime(request) {}
+    },
+    Scenario(
         key: "limited-execute",
         description: "a job submitted to a LimitedExecutionContext(maxConcurrency: 1) on .default, run (per job)",
         operations: 10_000,

@@ -33,6 +33,15 @@ struct CompletionPhase: ~Copyable, Sendable {
         value.load(ordering: .acquiring) != Self.pending
     }
 
+    /// Whether the future has its result and its completer has handed every continuation to its
+    /// context: final (no state follows it), so a registration that sees it may dispatch at once.
+    @inlinable
+    var isFinal: Bool {
+        // Acquiring: pairs with the releasing exchange in `endDispatching()` (or the releasing
+        // store in `complete(dispatching:)`), so a job executed now comes after the completer's.
+        value.load(ordering: .acquiring) == Self.completed
+    }
+
     /// The completer, under the future's lock: the future has its result now.
     @inlinable
     func complete(dispatching: Bool) {

@@ -129,7 +129,6 @@ class CancellableCallback<Value: Sendable>: @unchecked Sendable {
     /// The token's handler (``Future/register(_:target:cancellationToken:)``): called once, when
     /// the token fires (it then cancels), or when the token releases it unrun (cancellation not
     /// requested: it only lets go of `source`). The future is released here, outside every lock.
-
     @inlinable
     final func tokenHandlerCalled() {
         guard let source = source.take(), token.isCancellationRequested else { return }

@@ -138,16 +138,14 @@ extension Future {
             return
         }
         // A completed future dispatches at once (or queues behind the completer): no token handler.
-        // Inline (`.synchronous`), nothing can cancel before it runs; on another context, a box
-        // checks the token when the job starts.
+        // Inline (`.synchronous`), nothing can cancel before it runs; on another context, the job
+        // checks the token when it starts.
         if isCompleted {
             guard !target.isSynchronous, cancellationToken.canBeCancelled else {
                 add(target: target, callback: callback)
                 return
             }
-            let cancellable = CancellableCallback(callback)
-            cancellable.token = cancellationToken
-            add(target: target, callback: .cancellable(cancellable))
+            addChecking(cancellationToken, target: target, callback: callback)
             return
         }
         guard cancellationToken.canBeCancelled else {
@@ -155,6 +153,30 @@ extension Future {
             return
         }
         register(CancellableCallback(callback), target: target, cancellationToken: cancellationToken)
+    }
+
+    /// A continuation on a completed future, for a context other than `.synchronous`, with a token
+    /// that can still fire: its job checks the token when it starts, and a cancelled one wins
+    /// (``CancellableCallback/run(with:)``).
+    ///
+    /// Once the completer has handed every earlier continuation to its context (the phase is
+    /// final), ``add(target:callback:)`` would dispatch this one at once: the job itself then
+    /// carries the token, in the closure context it allocates anyway, and no box is made. While
+    /// the completer still dispatches, the continuation queues behind the earlier ones in a box
+    /// that carries the token.
+    @inlinable
+    func addChecking(_ cancellationToken: CancellationToken, target: ContinuationTarget, callback: Callback<Value>) {
+        if phase.isFinal, let result = self.result {
+            target.execute {
+                callback.invokeClosure(
+                    with: cancellationToken.isCancellationRequested ? .failure(cancelledFailure) : result
+                )
+            }
+            return
+        }
+        let cancellable = CancellableCallback(callback)
+        cancellable.token = cancellationToken
+        add(target: target, callback: .cancellable(cancellable))
     }
 
     // MARK: - The state machine's events

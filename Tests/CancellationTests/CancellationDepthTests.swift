@@ -14,7 +14,7 @@ struct CancellationDepthTests {
     @Test func `Scale: cancelling the root of a deep chain of linked requests, on a 512 KB stack`() async {
         let depth = Self.depth
         let outcome = Locked<(cancelled: Bool, runs: Int, reason: String)>((false, 0, ""))
-        await onThread {
+        await onSmallStack {
             struct Root: Error {}
             let root = CancellationRequest()
             var chain = [root]
@@ -41,7 +41,7 @@ struct CancellationDepthTests {
     @Test func `Scale: handlers registered from handlers on a cancelled token, deep, on a 512 KB stack`() async {
         let depth = Self.depth
         let outcome = Locked<[Int]>([])
-        await onThread {
+        await onSmallStack {
             let order = Locked<[Int]>([])
             let nest = Nest(token: .cancelled, depth: depth, order: order)
             nest.register(level: 0)
@@ -54,7 +54,7 @@ struct CancellationDepthTests {
     @Test func `Scale: handlers registered from handlers while cancel() runs, deep, on a 512 KB stack`() async {
         let depth = Self.depth
         let outcome = Locked<Int>(0)
-        await onThread {
+        await onSmallStack {
             let request = CancellationRequest()
             let order = Locked<[Int]>([])
             let nest = Nest(token: request.token, depth: depth, order: order)
@@ -68,7 +68,7 @@ struct CancellationDepthTests {
     @Test func `Scale: dropping a deep chain of linked requests uncancelled, on a 512 KB stack`() async {
         let depth = Self.depth
         let remaining = Locked<Int>(-1)
-        await onThread {
+        await onSmallStack {
             let root = CancellationRequest()
             do {
                 // Only the newest request is held: each one's link to the previous keeps that one.
@@ -84,7 +84,7 @@ struct CancellationDepthTests {
     @Test func `Scale: dropping the root of a deep chain whose leaf's token is held, on a 512 KB stack`() async {
         let depth = Self.depth
         let outcome = Locked<(canBeCancelled: Bool, released: Int)>((true, 0))
-        await onThread {
+        await onSmallStack {
             var root: CancellationRequest? = CancellationRequest()
             var last = root!.token
             for _ in 0..<depth { last = CancellationRequest(linkedTo: [last]).token }

@@ -294,7 +294,7 @@ struct CancellationTokenDeadlineTests {
     @Test func `Scale: the deadline of a deep chain of linked requests, read on a 512 KB stack`() async {
         let depth = Stress.override != nil ? Scale.million : Scale.hundredThousand
         let outcome = Locked<[Duration?]>([])
-        await onThread {
+        await onSmallStack {
             let clock = ManualClock()
             let root = CancellationRequest(cancelAfter: .seconds(9), clock: clock)
             var chain = [root]

@@ -7,13 +7,16 @@ import Darwin
 #endif
 
 /// The stack of Apple's secondary threads: what the depth tests run on.
-let smallStackSize = 512 << 10
+package let smallStackSize = 512 << 10
 
-/// Runs `body` on a new pthread whose stack is `stackSize` bytes, and waits for it: a test that
-/// overflows that stack crashes there, which is what the depth tests guard against.
-func onThread(stackSize: Int = smallStackSize, _ body: @escaping @Sendable () -> Void) async {
+/// Runs `body` on a new pthread whose stack is `stackSize` bytes, and suspends (without blocking a
+/// cooperative thread) until it returns: a test that overflows that stack crashes there, which is what
+/// the depth tests guard against. One such job (see ``HeavyGate``) at a time in the process.
+package func onSmallStack(stackSize: Int = smallStackSize, _ body: @escaping @Sendable () -> Void) async {
+    await HeavyGate.shared.enter()
+    defer { HeavyGate.shared.leave() }
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        let work = Box {
+        let work = SmallStackWork {
             body()
             continuation.resume()
         }
@@ -34,9 +37,9 @@ func onThread(stackSize: Int = smallStackSize, _ body: @escaping @Sendable () ->
             attributes,
             { argument in
                 #if canImport(Darwin)
-                Unmanaged<Box>.fromOpaque(argument).takeRetainedValue().body()
+                Unmanaged<SmallStackWork>.fromOpaque(argument).takeRetainedValue().body()
                 #else
-                Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().body()
+                Unmanaged<SmallStackWork>.fromOpaque(argument!).takeRetainedValue().body()
                 #endif
                 return nil
             },
@@ -51,7 +54,7 @@ func onThread(stackSize: Int = smallStackSize, _ body: @escaping @Sendable () ->
     }
 }
 
-private final class Box: Sendable {
+private final class SmallStackWork: Sendable {
     let body: @Sendable () -> Void
 
     init(_ body: @escaping @Sendable () -> Void) {

@@ -1283,7 +1283,7 @@ def render_thresholds(add) -> None:
     add("CI runs `make bench-thresholds`: `Benchmarks/Allocations/AllocationCheck` (release) counts the `malloc` "
         "calls per operation of each hot path below (`Benchmarks/Allocations/MallocCounter`, every allocation of the "
         "process) and fails when one is above its threshold in `Benchmarks/Thresholds/allocations.json` by more "
-        "than its tolerance (0.05 per operation; 0.3 for the two `DispatchQueue` paths and the capped context's, "
+        "than its tolerance (0.05 per operation; 0.3 for the three `DispatchQueue` paths and the capped context's, "
         "whose threads allocate now and then): one allocation more per operation always fails. `Future { async }` "
         "is counted one future at a time and the least count kept: `value()` either finds the future completed "
         "(6 allocations) or suspends until it is (10), and which depends on the scheduling, so an average over "

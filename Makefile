@@ -131,8 +131,11 @@ fuzz-deadline-header: ## libFuzzer (-sanitize=fuzzer,address) on the deadline he
 	.build/fuzz/deadline-header -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=.build/fuzz/ \
 		.build/fuzz/deadline-header-corpus Integrations/Fuzz/DeadlineHeader/corpus
 
-integrations-soak: ## A Hummingbird application under keep-alive load (release): 10⁵ requests (SOAK_REQUESTS), fails on resident-set growth or a wrong answer
-	cd Integrations && $(SWIFT) run -c release --scratch-path .build-release HummingbirdSoak $${SOAK_REQUESTS:-100000}
+# The requests: completed at once, through an upstream, cut by their deadline, from a client that leaves; each
+# round's figures are printed (Performance.md, "The Hummingbird soak"). SOAK_FLAGS=--trim calls malloc_trim(0)
+# before each reading.
+integrations-soak: ## A Hummingbird application under keep-alive load (release): 10⁶ requests (SOAK_REQUESTS) in 10 rounds, fails on resident-set growth over 2 MB after the first, a wrong answer, or requests, registrations, timers or connections left behind
+	cd Integrations && $(SWIFT) run -c release --scratch-path .build-release HummingbirdSoak $${SOAK_REQUESTS:-1000000} $(SOAK_FLAGS)
 
 demo-server: ## Run the server-side demo: AsyncHTTPClient requests cancelled by deadlines and graceful shutdown
 	cd Integrations && $(SWIFT) run DemoServer

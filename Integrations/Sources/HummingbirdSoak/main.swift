@@ -214,6 +214,7 @@ let failures = try await withRunningApplication(
             "left: \(left) (of \(grouped(sampled)) requests sampled)"
         )
         if !left.isClear(connections: clients) { failures.append("round \(round + 1) left behind: \(left)") }
+        fflush(nil)  // each round's line shows as it ends, in a log file too
     }
     for client in httpClients { try await client.shutdown() }
     let end = await settle(open: 0)

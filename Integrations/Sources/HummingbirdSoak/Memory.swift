@@ -41,6 +41,19 @@ struct MemoryReading {
     }
 }
 
+/// `2,345 KB` (kibibytes), signed when asked: for the heap, whose changes are small.
+func kilobytes(_ bytes: Int, signed: Bool = false) -> String {
+    let kib = (abs(bytes) + 512) >> 10
+    let digits = String(kib)
+    var grouped = ""
+    for (offset, digit) in digits.enumerated() {
+        if offset > 0, (digits.count - offset) % 3 == 0 { grouped.append(",") }
+        grouped.append(digit)
+    }
+    let sign = bytes < 0 ? "-" : (signed ? "+" : "")
+    return "\(sign)\(grouped) KB"
+}
+
 /// `12.3 MB` (mebibytes, one decimal), signed when asked.
 func megabytes(_ bytes: Int, signed: Bool = false) -> String {
     let tenths = (abs(bytes) * 10 + (1 << 19)) >> 20

@@ -205,13 +205,14 @@ let failures = try await withRunningApplication(
         let reading = trimsEachRound ? MemoryReading.afterTrim() : MemoryReading.now()
         readings.append(reading)
         let growth = round == 0 ? "warm-up" : megabytes(reading.resident - readings[0].resident, signed: true)
-        let heapGrowth = round == 0 ? "warm-up" : megabytes(reading.heapInUse - readings[0].heapInUse, signed: true)
+        let heapGrowth = round == 0 ? "warm-up" : kilobytes(reading.heapInUse - readings[0].heapInUse, signed: true)
         print(
             "round \(round + 1)/\(rounds): \(grouped(perRound)) requests in \(formatted(elapsed))",
             "(\(grouped(Int(Double(perRound) / max(seconds(elapsed), 1e-9))))/s);",
-            "resident \(megabytes(reading.resident)) (\(growth)), heap in use \(megabytes(reading.heapInUse))",
-            "(\(heapGrowth)), free in heap \(megabytes(reading.heapFree));",
-            "left: \(left) (of \(grouped(sampled)) requests sampled)"
+            "resident \(megabytes(reading.resident)) (\(growth)), heap in use \(kilobytes(reading.heapInUse))",
+            "(\(heapGrowth)), free in heap \(kilobytes(reading.heapFree));",
+            "left: \(left) (of \(grouped(sampled)) requests sampled);",
+            "upstream connections open \(upstream.current.accepted - upstream.current.closed)"
         )
         if !left.isClear(connections: clients) { failures.append("round \(round + 1) left behind: \(left)") }
         fflush(nil)  // each round's line shows as it ends, in a log file too
@@ -231,7 +232,7 @@ let failures = try await withRunningApplication(
         "resident set \(megabytes(readings[0].resident)) after warm-up, at most \(megabytes(peak)) after it",
         "(\(megabytes(peak - readings[0].resident, signed: true)), bound \(megabytes(memoryBound)));",
         "at the end \(megabytes(before.resident)), \(megabytes(trimmed.resident)) after malloc_trim(0)",
-        "(heap in use \(megabytes(before.heapInUse)) -> \(megabytes(trimmed.heapInUse)));",
+        "(heap in use \(kilobytes(before.heapInUse)) -> \(kilobytes(trimmed.heapInUse)));",
         "left at the end: \(end)"
     )
     if peak - readings[0].resident > memoryBound {

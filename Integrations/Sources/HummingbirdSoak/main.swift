@@ -1,22 +1,23 @@
 // `make integrations-soak`: a Hummingbird application with `RequestCancellationMiddleware` and
 // `.http1ObservingClientDisconnects()` on loopback, under keep-alive clients, for a long time (release).
 //
-//     HummingbirdSoak [requests] [--rounds N] [--trim]     (default 1,000,000 requests in 10 rounds)
+//     HummingbirdSoak [requests] [--rounds N] [--trim] [--fast-only]     (default 1,000,000 requests in 10 rounds)
 //
-// Eight AsyncHTTPClient clients, one keep-alive connection each, share the requests, round after round. Every
-// request has a deadline (5 minutes: longer than the soak waits for a round to settle, so that a request left alive
-// still shows as its timer) and a link to the application's shutdown token, as the server guide's application has. Of every 50 requests: 45 are answered at once (a lookup linked to the request's token, with a
-// deadline of its own); 3 call a loopback upstream under the request's token and are answered with its body; 1 calls
-// an upstream whose answer takes 10 s under a 1 ms route deadline (504, the upstream call cancelled); 1 is made on a
-// raw socket that the client closes once its handler runs, while the handler waits for the upstream (the upstream
-// call cancelled, `ClientDisconnectedError`).
+// Eight AsyncHTTPClient clients, one keep-alive connection each, share the requests, round after round. Every request
+// has a deadline (5 minutes: longer than the soak waits for a round to settle, so that a request left alive still shows
+// as its timer) and a link to the application's shutdown token, as the server guide's application has. Of every 50
+// requests: 45 are answered at once (a lookup linked to the request's token, with a deadline of its own); 3 call a
+// loopback upstream under the request's token and are answered with its body; 1 calls an upstream whose answer takes
+// 10 s under a 1 ms route deadline (504, the upstream call cancelled); 1 is made on a raw socket that the client closes
+// once its handler runs, while the handler waits for the upstream (the upstream call cancelled,
+// `ClientDisconnectedError`).
 //
-// After each round (the first is the warm-up) it waits until nothing is in flight and prints the resident set, the
-// heap in use as glibc counts it (`mallinfo2`), and what the requests left behind: handlers running, a sample of
-// their `CancellationRequest`s still alive, handlers on the shutdown token, the system clock's pending timers, open
-// connections. `--trim` calls `malloc_trim(0)` before each reading. It exits with a failure if the resident set grew
-// by more than `memoryBound` after the warm-up, if a request was answered wrongly or a cancellation counted wrong,
-// or if anything is left behind after a round or at the end.
+// After each round (the first is the warm-up) it waits until nothing is in flight and prints the resident set, the heap
+// in use as glibc counts it (`mallinfo2`), and what the requests left behind: handlers running, a sample of their
+// `CancellationRequest`s still alive, handlers on the shutdown token, the system clock's pending timers, open
+// connections. `--trim` calls `malloc_trim(0)` before each reading; `--fast-only` sends only requests answered at once.
+// It exits with a failure if the resident set grew by more than `memoryBound` after the warm-up, if a request was
+// answered wrongly or a cancellation counted wrong, or if anything is left behind after a round or at the end.
 import AsyncHTTPClient
 import Foundation
 import FutureLibAsyncHTTPClient
@@ -39,6 +40,8 @@ let memoryBound = 2 << 20
 let arguments = Array(CommandLine.arguments.dropFirst())
 let rounds = max(2, arguments.firstIndex(of: "--rounds").flatMap { Int(arguments[($0 + 1) % arguments.count]) } ?? 10)
 let trimsEachRound = arguments.contains("--trim")
+/// Only requests answered at once: no upstream, no deadline, no client leaving (to tell their memory from the rest's).
+let fastOnly = arguments.contains("--fast-only")
 let clients = 8
 let perClient = max(1, (arguments.first.flatMap { Int($0) } ?? 1_000_000) / (rounds * clients))
 let perRound = perClient * clients
@@ -48,7 +51,7 @@ enum Kind {
     case fast, proxied, deadline, gone
 
     init(_ number: Int) {
-        switch number % 50 {
+        switch fastOnly ? 1 : number % 50 {
         case 0: self = .deadline
         case 25: self = .gone
         case 10, 20, 30: self = .proxied
@@ -170,7 +173,8 @@ func formatted(_ duration: Duration) -> String {
 
 print(
     "HummingbirdSoak: \(grouped(perRound * rounds)) requests in \(rounds) rounds of \(grouped(perRound)),",
-    "\(clients) keep-alive clients\(trimsEachRound ? ", malloc_trim(0) before each reading" : "")"
+    "\(clients) keep-alive clients\(trimsEachRound ? ", malloc_trim(0) before each reading" : "")",
+    fastOnly ? "(only requests answered at once)" : ""
 )
 let failures = try await withRunningApplication(
     router: router,

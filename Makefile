@@ -138,7 +138,7 @@ integrations-soak: ## A Hummingbird application under keep-alive load (release):
 	cd Integrations && $(SWIFT) run -c release --scratch-path .build-release HummingbirdSoak $${SOAK_REQUESTS:-1000000} $(SOAK_FLAGS)
 
 # The executable `make integrations-test` built (run that target first): nothing is compiled, and no manifest is read.
-integrations-soak-ci: ## The Hummingbird soak, bounded for CI: 16,000 requests in 4 rounds on integrations-test's debug build (about 30 s of CPU); the same checks as integrations-soak
+integrations-soak-ci: ## The Hummingbird soak, bounded for CI: 16,000 requests in 4 rounds on integrations-test's debug build (seconds to a minute); the same checks as integrations-soak
 	Integrations/.build/debug/HummingbirdSoak 16000 --rounds 4
 
 demo-server: ## Run the server-side demo: AsyncHTTPClient requests cancelled by deadlines and graceful shutdown

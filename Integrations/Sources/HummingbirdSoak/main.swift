@@ -173,8 +173,8 @@ func formatted(_ duration: Duration) -> String {
 
 print(
     "HummingbirdSoak: \(grouped(perRound * rounds)) requests in \(rounds) rounds of \(grouped(perRound)),",
-    "\(clients) keep-alive clients\(trimsEachRound ? ", malloc_trim(0) before each reading" : "")",
-    fastOnly ? "(only requests answered at once)" : ""
+    "\(clients) keep-alive clients\(trimsEachRound ? ", malloc_trim(0) before each reading" : "")"
+        + (fastOnly ? " (only requests answered at once)" : "")
 )
 let failures = try await withRunningApplication(
     router: router,

@@ -225,9 +225,11 @@ let package = Package(
         // `make integrations-soak`: the Hummingbird integration under keep-alive load, checking the resident set.
         .executableTarget(
             name: "HummingbirdSoak",
-            dependencies: hummingbirdUnderLoad + nioHTTP + [nioConcurrencyHelpers],
+            dependencies: hummingbirdUnderLoad + nioHTTP + [nioConcurrencyHelpers, "MallocInfo"],
             swiftSettings: swiftSettings
         ),
+        // glibc's `mallinfo2()` and `malloc_trim(0)` for the soak (Swift's Glibc module lacks <malloc.h>).
+        .target(name: "MallocInfo"),
         .testTarget(
             name: "FutureLibHummingbirdTests",
             dependencies: hummingbirdUnderLoad + nioHTTP + [nioConcurrencyHelpers, serviceLifecycle, logging],

@@ -64,8 +64,23 @@ public struct SystemClock: TimerClock {
     /// they delay the caller of `cancel()`); a slow one delays the timers behind it.
     static let queue = DispatchQueue(label: "FutureLib.timers", qos: .userInitiated)
 
-    /// How many timers of this clock are pending. For the tests that check that nothing is left behind.
-    static var pendingTimerCount: Int { SystemTimers.shared.count }
+    /// How many timers of the system clock are waiting to come due, process-wide: armed, not yet
+    /// fired, not stopped.
+    ///
+    /// A server checks with it, in a soak or a debug endpoint, that the deadlines of finished
+    /// requests are not left behind:
+    ///
+    /// ```swift
+    /// let request = CancellationRequest(cancelAfter: .seconds(30))
+    /// print(SystemClock().pendingTimerCount)  // 1 in a process that arms no other timer
+    /// request.cancel()
+    /// print(SystemClock().pendingTimerCount)  // 0: cancelling stopped the timer
+    /// ```
+    ///
+    /// Every ``SystemClock`` shares one timer queue, so this counts the timers of the whole process
+    /// (other threads may arm and stop theirs meanwhile). It takes the timer queue's lock: for
+    /// checks and diagnostics, not for a hot path.
+    public var pendingTimerCount: Int { SystemTimers.shared.count }
 }
 
 /// Every pending timer of the ``SystemClock``, in one heap, and one Dispatch timer source set to

@@ -18,7 +18,8 @@ public import Hummingbird
 /// ```
 public struct RequestCancellation: Sendable {
     let connection: ClientConnection?
-    var request: CancellationRequest?
+    /// The request behind ``token`` (`package`: the soak checks that each is released once its response is sent).
+    package var request: CancellationRequest?
     /// The caller's deadline, read from the request's deadline header by ``RequestCancellationMiddleware``.
     var caller: CancellationDeadline?
 

@@ -1,14 +1,23 @@
 // `make integrations-soak`: a Hummingbird application with `RequestCancellationMiddleware` and
 // `.http1ObservingClientDisconnects()` on loopback, under keep-alive clients, for a long time (release).
 //
-//     HummingbirdSoak [requests]     (default 100,000)
+//     HummingbirdSoak [requests] [--rounds N] [--trim] [--fast-only]     (default 1,000,000 requests in 10 rounds)
 //
-// Eight AsyncHTTPClient clients, one keep-alive connection each, share the requests: most are answered at once;
-// one in 50 calls a loopback upstream whose answer takes 50 ms under a 1 ms route deadline (504, the upstream call
-// cancelled); one in 500 is made on a raw socket that the client closes while the handler waits for the upstream
-// (the upstream call cancelled). Prints the resident set after a warm-up of a tenth of the requests and at the end,
-// and exits with a failure if it grew by more than `memoryBound`, if any request failed or was answered wrongly, or
-// if a connection's state is left behind.
+// Eight AsyncHTTPClient clients, one keep-alive connection each, share the requests, round after round. Every request
+// has a deadline (5 minutes: longer than the soak waits for a round to settle, so that a request left alive still shows
+// as its timer) and a link to the application's shutdown token, as the server guide's application has. Of every 50
+// requests: 45 are answered at once (a lookup linked to the request's token, with a deadline of its own); 3 call a
+// loopback upstream under the request's token and are answered with its body; 1 calls an upstream whose answer takes
+// 10 s under a 1 ms route deadline (504, the upstream call cancelled); 1 is made on a raw socket that the client closes
+// once its handler runs, while the handler waits for the upstream (the upstream call cancelled,
+// `ClientDisconnectedError`).
+//
+// After each round (the first is the warm-up) it waits until nothing is in flight and prints the resident set, the heap
+// in use as glibc counts it (`mallinfo2`), and what the requests left behind: handlers running, a sample of their
+// `CancellationRequest`s still alive, handlers on the shutdown token, the system clock's pending timers, open
+// connections. `--trim` calls `malloc_trim(0)` before each reading; `--fast-only` sends only requests answered at once.
+// It exits with a failure if the resident set grew by more than `memoryBound` after the warm-up, if a request was
+// answered wrongly or a cancellation counted wrong, or if anything is left behind after a round or at the end.
 import AsyncHTTPClient
 import Foundation
 import FutureLibAsyncHTTPClient
@@ -26,28 +35,35 @@ import Glibc
 import Darwin
 #endif
 
-/// How much the resident set may grow from the warm-up to the end.
-let memoryBound = 8 << 20
-let requests = CommandLine.arguments.dropFirst().lazy.compactMap { Int($0) }.first ?? 100_000
+/// How much the resident set may grow after the warm-up round.
+let memoryBound = 2 << 20
+let arguments = Array(CommandLine.arguments.dropFirst())
+let rounds = max(2, arguments.firstIndex(of: "--rounds").flatMap { Int(arguments[($0 + 1) % arguments.count]) } ?? 10)
+let trimsEachRound = arguments.contains("--trim")
+/// Only requests answered at once: no upstream, no deadline, no client leaving (to tell their memory from the rest's).
+let fastOnly = arguments.contains("--fast-only")
 let clients = 8
+let perClient = max(1, (arguments.first.flatMap { Int($0) } ?? 1_000_000) / (rounds * clients))
+let perRound = perClient * clients
 
-/// The resident set in bytes, from /proc/self/statm (0 where there is none).
-func residentBytes() -> Int {
-    let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
-    let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-}
+/// What request `number` does.
+enum Kind {
+    case fast, proxied, deadline, gone
 
-func megabytes(_ bytes: Int) -> String {
-    let tenths = (bytes * 10) >> 20
-    return "\(tenths / 10).\(tenths % 10) MB"
+    init(_ number: Int) {
+        switch fastOnly ? 1 : number % 50 {
+        case 0: self = .deadline
+        case 25: self = .gone
+        case 10, 20, 30: self = .proxied
+        default: self = .fast
+        }
+    }
 }
 
 /// Counters, written from any thread.
 let wrong = NIOLockedValueBox(0)
 let deadlines = NIOLockedValueBox(0)
 let disconnects = NIOLockedValueBox(0)
-let completed = NIOLockedValueBox(0)
 
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
 let upstream = try await LoopbackHTTPServer.start(on: group)
@@ -55,11 +71,27 @@ var upstreamConfiguration = HTTPClient.Configuration()
 upstreamConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
 let upstreamClient = HTTPClient(eventLoopGroup: group, configuration: upstreamConfiguration)
 
+let shutdown = CancellationRequest()
+let census = RequestCensus(sampleEvery: 16)
+let arrivals = Arrivals()
 let router = Router(context: BasicCancellableRequestContext.self)
-router.add(middleware: RequestCancellationMiddleware(respondsToCancellation: true))
-router.get("fast") { _, _ in "ok" }
+router.add(
+    middleware: RequestCancellationMiddleware(
+        deadline: .seconds(300),
+        shutdown: shutdown.token,
+        respondsToCancellation: true
+    )
+)
+router.add(middleware: CensusMiddleware(census: census))
+router.get("fast") { _, context in
+    // The server guide's inventory lookup: a request linked to the request's token, with a deadline of its own.
+    let lookup = CancellationRequest(linkedTo: context.cancellation.token, timeout: .milliseconds(500))
+    try lookup.token.checkCancellation()
+    return "ok"
+}
 let proxy: @Sendable (Request, BasicCancellableRequestContext) async throws -> String = { request, context in
     let ms = request.uri.queryParameters["ms"].map(String.init) ?? "0"
+    if let number = request.uri.queryParameters["gone"].flatMap({ Int(String($0)) }) { arrivals.arrive(number) }
     do {
         return try await upstream.slowHead(
             ms: ms,
@@ -78,103 +110,148 @@ let proxy: @Sendable (Request, BasicCancellableRequestContext) async throws -> S
 router.get("proxy", use: proxy)
 router.group("deadline").add(middleware: RequestDeadlineMiddleware(.milliseconds(1))).get("proxy", use: proxy)
 
-/// One request on a raw socket, closed by the client while the handler waits for the upstream.
-func disconnectingRequest(port: Int) async throws {
-    let before = upstream.current.requests
+/// Request `number` on a raw socket, closed by the client once its handler runs (and waits for the upstream).
+func disconnectingRequest(_ number: Int, port: Int) async throws {
     let channel = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port).get()
-    let text = "GET /proxy?ms=60000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    let text = "GET /proxy?ms=60000&gone=\(number) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     try await channel.writeAndFlush(ByteBuffer(string: text)).get()
-    await upstream.waitUntil { $0.requests > before }
+    await arrivals.wait(for: number)
     try await channel.close()
 }
 
-/// `count` requests on one keep-alive connection, numbered from `first`.
-func client(
-    port: Int,
-    first: Int,
-    count: Int,
-    warmUp: NIOLockedValueBox<Int>,
-    warmUpDone: @Sendable () -> Void
-)
-    async throws
-{
-    var configuration = HTTPClient.Configuration()
-    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1
-    let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
-    for index in first..<(first + count) {
-        if index % 500 == 250 {
-            try await disconnectingRequest(port: port)
-        } else {
-            let deadline = index % 50 == 0
-            let path = deadline ? "/deadline/proxy?ms=50" : "/fast"
-            let response = try await client.execute(
-                HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"),
-                timeout: .seconds(60)
-            )
-            _ = try await response.body.collect(upTo: 1024)
-            if response.status != (deadline ? .gatewayTimeout : .ok) { wrong.withLockedValue { $0 += 1 } }
+/// Requests `numbers` through `client`'s keep-alive connection.
+func drive(_ client: HTTPClient, port: Int, numbers: Range<Int>) async throws {
+    for number in numbers {
+        let kind = Kind(number)
+        let path: String
+        switch kind {
+        case .gone:
+            try await disconnectingRequest(number, port: port)
+            continue
+        case .fast: path = "/fast"
+        case .proxied: path = "/proxy?ms=0"
+        case .deadline: path = "/deadline/proxy?ms=10000"
         }
-        completed.withLockedValue { $0 += 1 }
-        if warmUp.withLockedValue({
-            $0 -= 1
-            return $0 == 0
-        }) {
-            warmUpDone()
-        }
+        let response = try await client.execute(
+            HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"),
+            timeout: .seconds(60)
+        )
+        let body = String(buffer: try await response.body.collect(upTo: 1024))
+        let answered = kind == .deadline ? response.status == .gatewayTimeout : response.status == .ok && body == "ok"
+        if !answered { wrong.withLockedValue { $0 += 1 } }
     }
-    try await client.shutdown()
 }
 
-let failed = try await withRunningApplication(router: router, server: .http1ObservingClientDisconnects(), group: group)
-{
-    port,
-    _ -> Bool in
-    var failed = false
-    let warmUp = NIOLockedValueBox(requests / 10)
-    let warmedUp = NIOLockedValueBox(0)
+/// Waits until nothing is left but `open` connections, or `limit` passes; returns the last count.
+func settle(open: Int, limit: Duration = .seconds(30)) async -> LiveCounts {
+    let end = ContinuousClock.now + limit
+    var counts = LiveCounts.now(census: census, shutdown: shutdown.token)
+    while !counts.isClear(connections: open), ContinuousClock.now < end {
+        try? await Task.sleep(for: .milliseconds(10))
+        counts = LiveCounts.now(census: census, shutdown: shutdown.token)
+    }
+    return counts
+}
+
+func grouped(_ number: Int) -> String {
+    let digits = String(abs(number))
+    let groups = stride(from: digits.count, to: 0, by: -3).reversed().map { end in
+        String(digits.dropFirst(max(0, end - 3)).prefix(end - max(0, end - 3)))
+    }
+    return (number < 0 ? "-" : "") + groups.joined(separator: ",")
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+}
+
+/// `12.3 s`.
+func formatted(_ duration: Duration) -> String {
+    let tenths = Int((seconds(duration) * 10).rounded())
+    return "\(tenths / 10).\(tenths % 10) s"
+}
+
+print(
+    "HummingbirdSoak: \(grouped(perRound * rounds)) requests in \(rounds) rounds of \(grouped(perRound)),",
+    "\(clients) keep-alive clients\(trimsEachRound ? ", malloc_trim(0) before each reading" : "")"
+        + (fastOnly ? " (only requests answered at once)" : "")
+)
+let failures = try await withRunningApplication(
+    router: router,
+    server: .http1ObservingClientDisconnects(),
+    group: group
+) { port, _ -> [String] in
+    var failures: [String] = []
+    var readings: [MemoryReading] = []
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1
+    let httpClients = (0..<clients).map { _ in HTTPClient(eventLoopGroup: group, configuration: configuration) }
     let started = ContinuousClock.now
-    try await withThrowingTaskGroup { load in
-        for index in 0..<clients {
-            load.addTask {
-                try await client(
-                    port: port,
-                    first: index * (requests / clients),
-                    count: requests / clients,
-                    warmUp: warmUp
-                ) {
-                    warmedUp.withLockedValue { $0 = residentBytes() }
-                }
-            }
+    for round in 0..<rounds {
+        census.forgetSample()
+        let roundStarted = ContinuousClock.now
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(900))
+            print("HummingbirdSoak: FAILED: round \(round + 1) still running after 15 minutes")
+            exit(2)
         }
-        try await load.waitForAll()
+        try await withThrowingTaskGroup { load in
+            for (index, client) in httpClients.enumerated() {
+                let first = (round * clients + index) * perClient
+                load.addTask { try await drive(client, port: port, numbers: first..<(first + perClient)) }
+            }
+            try await load.waitForAll()
+        }
+        watchdog.cancel()
+        let elapsed = ContinuousClock.now - roundStarted
+        let left = await settle(open: clients)
+        let sampled = census.sampledAlive.sampled
+        let reading = trimsEachRound ? MemoryReading.afterTrim() : MemoryReading.now()
+        readings.append(reading)
+        let growth = round == 0 ? "warm-up" : megabytes(reading.resident - readings[0].resident, signed: true)
+        let heapGrowth = round == 0 ? "warm-up" : kilobytes(reading.heapInUse - readings[0].heapInUse, signed: true)
+        print(
+            "round \(round + 1)/\(rounds): \(grouped(perRound)) requests in \(formatted(elapsed))",
+            "(\(grouped(Int(Double(perRound) / max(seconds(elapsed), 1e-9))))/s);",
+            "resident \(megabytes(reading.resident)) (\(growth)), heap in use \(kilobytes(reading.heapInUse))",
+            "(\(heapGrowth)), free in heap \(kilobytes(reading.heapFree));",
+            "left: \(left) (of \(grouped(sampled)) requests sampled);",
+            "upstream connections open \(upstream.current.accepted - upstream.current.closed)"
+        )
+        if !left.isClear(connections: clients) { failures.append("round \(round + 1) left behind: \(left)") }
+        fflush(nil)  // each round's line shows as it ends, in a log file too
     }
-    // The connections closed with their clients: every observer's state is gone.
-    let end = ContinuousClock.now + .seconds(30)
-    while ClientDisconnectObserver.observedConnections > 0, ContinuousClock.now < end {
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    let before = warmedUp.withLockedValue { $0 }
-    let after = residentBytes()
+    for client in httpClients { try await client.shutdown() }
+    let end = await settle(open: 0)
+    let total = perRound * rounds
+    let expectedDeadlines = (0..<total).count { Kind($0) == .deadline }
+    let expectedGone = (0..<total).count { Kind($0) == .gone }
+    let before = MemoryReading.now()
+    let trimmed = MemoryReading.afterTrim()
+    let peak = readings.dropFirst().map(\.resident).max() ?? readings[0].resident
     print(
-        "HummingbirdSoak: \(completed.withLockedValue { $0 }) requests in \(ContinuousClock.now - started),",
-        "\(deadlines.withLockedValue { $0 }) cut by their deadline (504), \(disconnects.withLockedValue { $0 }) by a client gone;",
-        "resident set \(megabytes(before)) after warm-up -> \(megabytes(after)) at the end"
+        "HummingbirdSoak: \(grouped(total)) requests in \(formatted(ContinuousClock.now - started)):",
+        "\(grouped(deadlines.withLockedValue { $0 })) cut by their deadline (504, \(grouped(expectedDeadlines)) sent),",
+        "\(grouped(disconnects.withLockedValue { $0 })) by a client gone (\(grouped(expectedGone)) sent);",
+        "resident set \(megabytes(readings[0].resident)) after warm-up, at most \(megabytes(peak)) after it",
+        "(\(megabytes(peak - readings[0].resident, signed: true)), bound \(megabytes(memoryBound)));",
+        "at the end \(megabytes(before.resident)), \(megabytes(trimmed.resident)) after malloc_trim(0)",
+        "(heap in use \(kilobytes(before.heapInUse)) -> \(kilobytes(trimmed.heapInUse)));",
+        "left at the end: \(end)"
     )
-    if after - before > memoryBound {
-        print("HummingbirdSoak: FAILED: the resident set grew by \(megabytes(after - before))")
-        failed = true
+    if peak - readings[0].resident > memoryBound {
+        failures.append("the resident set grew by \(megabytes(peak - readings[0].resident)) after the warm-up")
     }
-    if wrong.withLockedValue({ $0 }) > 0 {
-        print("HummingbirdSoak: FAILED: \(wrong.withLockedValue { $0 }) requests answered wrongly")
-        failed = true
+    let wrongCount = wrong.withLockedValue { $0 }
+    if wrongCount > 0 { failures.append("\(wrongCount) requests answered or cancelled wrongly") }
+    if deadlines.withLockedValue({ $0 }) != expectedDeadlines || disconnects.withLockedValue({ $0 }) != expectedGone {
+        failures.append("the cancellations counted differ from the requests sent")
     }
-    if ClientDisconnectObserver.observedConnections > 0 {
-        print("HummingbirdSoak: FAILED: \(ClientDisconnectObserver.observedConnections) connections' state left behind")
-        failed = true
-    }
-    return failed
+    if !end.isClear(connections: 0) { failures.append("left behind at the end: \(end)") }
+    return failures
 }
 try await upstreamClient.shutdown().get()
 try await upstream.shutdown()
 try await group.shutdownGracefully()
-exit(failed ? 1 : 0)
+for failure in failures { print("HummingbirdSoak: FAILED: \(failure)") }
+exit(failures.isEmpty ? 0 : 1)

@@ -34,6 +34,6 @@ extension CancellationToken {
 extension CancellationRequest {
     /// How many timers of the system clock are pending (armed, not yet fired or stopped), process-wide.
     package static var pendingTimerCount: Int {
-        SystemClock.pendingTimerCount
+        SystemClock().pendingTimerCount
     }
 }

@@ -208,6 +208,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `make bench-grpc`: a unary call with FutureLibGRPC against plain grpc-swift-2 (time, allocations), and a
+        // client's cancel reaching the third server down a chain. GRPCMallocCounter interposes malloc for it alone.
+        .target(name: "GRPCMallocCounter"),
+        .executableTarget(
+            name: "GRPCCancellationBenchmark",
+            dependencies: [
+                "FutureLibGRPC",
+                "GRPCMallocCounter",
+                .product(name: "Cancellation", package: "FutureLib"),
+                grpcCore,
+                grpcHTTP2,
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "FutureLibNIOTests",
             dependencies: [

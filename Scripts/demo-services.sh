@@ -43,7 +43,7 @@ pids+=("$edge")
 edge_port=$(port_of "$logs/edge.port")
 echo "demo-services: leaf (pid ${pids[0]}) on $leaf_port, middle (pid ${pids[1]}) on $middle_port, edge (pid $edge) on $edge_port"
 
-"$bin" client "$edge_port" "$edge" >"$logs/client.log"
+"$bin" client "$edge_port" "$edge" "$logs/leaf.log" >"$logs/client.log"
 # The client sent SIGTERM to the edge in scenario (c): it shuts down gracefully and exits by itself.
 wait "$edge" || { echo "demo-services: the edge did not exit cleanly after SIGTERM" >&2; exit 1; }
 cleanup

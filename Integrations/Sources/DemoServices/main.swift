@@ -6,7 +6,7 @@
 //   DemoServices leaf <port-file> [work-ms]
 //   DemoServices middle <port-file> <leaf-port>
 //   DemoServices edge <port-file> <middle-port>
-//   DemoServices client <edge-port> <edge-pid>
+//   DemoServices client <edge-port> <edge-pid> <leaf-log>
 
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +17,7 @@ import Darwin
 /// The demo was started with arguments it does not know.
 struct Usage: Error, CustomStringConvertible {
     var description: String {
-        "usage: DemoServices leaf <port-file> [work-ms] | middle <port-file> <leaf-port> | edge <port-file> <middle-port> | client <edge-port> <edge-pid>"
+        "usage: DemoServices leaf <port-file> [work-ms] | middle <port-file> <leaf-port> | edge <port-file> <middle-port> | client <edge-port> <edge-pid> <leaf-log>"
     }
 }
 
@@ -51,7 +51,8 @@ do {
     case "edge":
         try await runEdge(timeline, portFile: arguments[1], middlePort: try integer(2))
     case "client":
-        try await runClient(timeline, edgePort: try integer(1), edgePID: Int32(try integer(2)))
+        guard arguments.count > 3 else { throw Usage() }
+        try await runClient(timeline, edgePort: try integer(1), edgePID: Int32(try integer(2)), leafLog: arguments[3])
     default:
         throw Usage()
     }

@@ -37,8 +37,8 @@ func integer(_ index: Int) throws -> Int {
     return value
 }
 
-// Stops a process that the script could not stop: no role runs longer than a minute.
-alarm(60)
+// Stops a process that the script could not stop: no role runs longer than two minutes.
+alarm(120)
 do {
     guard arguments.count >= 2 else { throw Usage() }
     let timeline = Timeline(role: arguments[0])

@@ -7,7 +7,7 @@ SHIM_CC ?= $(shell command -v cc || command -v clang)
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
 .PHONY: help build test forms-update api-check api-breakage test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-thresholds bench-thresholds-update bench-instructions bench-instructions-update bench-report bench-callgrind clean \
-	integrations-test integrations-soak integrations-soak-ci demo-server fuzz-deadline-header stream-oracle
+	integrations-test integrations-soak integrations-soak-ci demo-server demo-services bench-grpc fuzz-deadline-header stream-oracle
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -143,6 +143,12 @@ integrations-soak-ci: ## The Hummingbird soak, bounded for CI: 16,000 requests i
 
 demo-server: ## Run the server-side demo: AsyncHTTPClient requests cancelled by deadlines and graceful shutdown
 	cd Integrations && $(SWIFT) run DemoServer
+
+bench-grpc: ## A unary gRPC call with a token and propagation against plain grpc-swift-2 (time, allocations per call), and a client's cancel reaching the third server of a chain (median, p99); release, both sides in one process
+	cd Integrations && $(SWIFT) run -c release --scratch-path .build-release GRPCCancellationBenchmark $${BENCH_GRPC_ARGS:-}
+
+demo-services: ## Run an HTTP edge, a gRPC middle and a gRPC leaf as processes on loopback, and a client: one timeline of each hop's token (client gives up, 300 ms deadline, graceful shutdown); fails when a reason is wrong
+	SWIFT=$(SWIFT) DEMO_FLAGS="$(TEST_FLAGS)" bash Scripts/demo-services.sh
 
 tsan: ## Run the test suite under ThreadSanitizer, built exactly as a user builds it (no -D flag); runtime-only suppressions in Tests/ThreadSanitizer.supp
 	TSAN_OPTIONS=suppressions=$(CURDIR)/Tests/ThreadSanitizer.supp \

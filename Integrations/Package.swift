@@ -185,6 +185,43 @@ let package = Package(
             ] + nioHTTP,
             swiftSettings: swiftSettings
         ),
+        // `make demo-services`: an HTTP edge (Hummingbird), a gRPC middle and a gRPC leaf as separate processes on
+        // loopback, and a client; one executable, the role its first argument (Scripts/demo-services.sh).
+        .executableTarget(
+            name: "DemoServices",
+            dependencies: [
+                "FutureLibGRPC",
+                "FutureLibHummingbird",
+                "FutureLibAsyncHTTPClient",
+                .product(name: "FutureLib", package: "FutureLib"),
+                .product(name: "Cancellation", package: "FutureLib"),
+                grpcCore,
+                grpcHTTP2,
+                hummingbird,
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                asyncHTTPClient,
+                nioCore,
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                serviceLifecycle,
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                logging,
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // `make bench-grpc`: a unary call with FutureLibGRPC against plain grpc-swift-2 (time, allocations), and a
+        // client's cancel reaching the third server down a chain. GRPCMallocCounter interposes malloc for it alone.
+        .target(name: "GRPCMallocCounter"),
+        .executableTarget(
+            name: "GRPCCancellationBenchmark",
+            dependencies: [
+                "FutureLibGRPC",
+                "GRPCMallocCounter",
+                .product(name: "Cancellation", package: "FutureLib"),
+                grpcCore,
+                grpcHTTP2,
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "FutureLibNIOTests",
             dependencies: [

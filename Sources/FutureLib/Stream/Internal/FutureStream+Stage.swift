@@ -192,7 +192,7 @@ struct WaitingValues<Element: Sendable>: Sendable {
 /// The running state of a one-source operator (`scan`'s total, `removeDuplicates`' last value).
 // Sendable: read and written only by the operator's closure, which its stage's subscriber calls
 // one call at a time, each after the previous one returned (the subscriber's mailbox lock orders
-// the calls, on whatever threads they run).
+// the calls, on whatever threads they run; for the async forms, `SerialJobs`' lock orders them).
 final class StageBox<Value>: @unchecked Sendable {
     var value: Value
 

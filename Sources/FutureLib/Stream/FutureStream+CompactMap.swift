@@ -26,6 +26,7 @@ extension FutureStream {
     ///   - cancellationToken: Cancels and finishes the new stream.
     ///   - transform: Turns a value into the new value, or nil to leave it out.
     /// - Returns: A stream of the non-nil transformed values, and of the errors.
+    @inlinable
     public func compactMap<U: Sendable>(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -87,6 +88,7 @@ extension FutureStream {
     ///
     /// - Parameter cancellationToken: Cancels and finishes the new stream.
     /// - Returns: A stream of the non-nil values, and of the errors.
+    @inlinable
     public func compacted<Wrapped: Sendable>(
         cancellationToken: CancellationToken = .none
     ) -> FutureStream<Wrapped> where Value == Wrapped? {

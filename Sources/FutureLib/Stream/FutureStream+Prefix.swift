@@ -22,6 +22,7 @@ extension FutureStream {
     ///   - maxLength: How many values to pass.
     ///   - cancellationToken: Cancels and finishes the new stream.
     /// - Returns: A stream of at most `maxLength` values.
+    @inlinable
     public func prefix(_ maxLength: Int, cancellationToken: CancellationToken = .none) -> FutureStream<Value> {
         let remaining = StageBox(max(maxLength, 0))
         let prefix = derive(on: .synchronous, cancellationToken: cancellationToken) { result, derived in
@@ -60,6 +61,7 @@ extension FutureStream {
     ///   - cancellationToken: Cancels and finishes the new stream.
     ///   - predicate: Whether the stream goes on with this value.
     /// - Returns: A stream of the values before the first that fails `predicate`.
+    @inlinable
     public func prefix(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -129,6 +131,7 @@ extension FutureStream {
     ///   - count: How many values to leave out. Defaults to 1.
     ///   - cancellationToken: Cancels and finishes the new stream.
     /// - Returns: A stream of the values after the first `count`.
+    @inlinable
     public func dropFirst(_ count: Int = 1, cancellationToken: CancellationToken = .none) -> FutureStream<Value> {
         let remaining = StageBox(max(count, 0))
         return derive(on: .synchronous, cancellationToken: cancellationToken) { result, derived in
@@ -161,6 +164,7 @@ extension FutureStream {
     ///   - cancellationToken: Cancels and finishes the new stream.
     ///   - predicate: Whether to leave this value out.
     /// - Returns: A stream of the values from the first that fails `predicate` on.
+    @inlinable
     public func drop(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,

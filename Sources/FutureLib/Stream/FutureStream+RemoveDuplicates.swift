@@ -21,6 +21,7 @@ extension FutureStream where Value: Equatable {
     ///
     /// - Parameter cancellationToken: Cancels and finishes the new stream.
     /// - Returns: A stream without consecutive repeats.
+    @inlinable
     public func removeDuplicates(cancellationToken: CancellationToken = .none) -> FutureStream<Value> {
         removeDuplicates(on: .synchronous, cancellationToken: cancellationToken, by: ==)
     }
@@ -44,6 +45,7 @@ extension FutureStream {
     ///   - cancellationToken: Cancels and finishes the new stream.
     ///   - areEquivalent: Whether the new value (second) repeats the previous one (first).
     /// - Returns: A stream without consecutive repeats.
+    @inlinable
     public func removeDuplicates(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,

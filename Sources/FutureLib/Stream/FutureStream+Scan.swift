@@ -28,6 +28,7 @@ extension FutureStream {
     ///   - cancellationToken: Cancels and finishes the new stream.
     ///   - nextPartialResult: Combines the running value and a value into the next running value.
     /// - Returns: A stream of the running values.
+    @inlinable
     public func scan<U: Sendable>(
         _ initialResult: U,
         on context: some ExecutionContext = .default,

@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         // The peer for futures: NIO's EventLoopFuture, measured in the same run.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        // The peer for the stream operators (StreamOperatorsDriver), as in Tests/StreamOracle.
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
         // CI's allocation gate, a package of its own (Allocations/); RoundsDriver takes its malloc counter from it.
         .package(name: "AllocationCheck", path: "Allocations"),
     ],
@@ -84,6 +86,17 @@ let package = Package(
             name: "AsyncTimingDriver",
             dependencies: [futureLib],
             path: "Timing/AsyncTimingDriver"
+        ),
+        // Not a benchmark: the stream operators (merge, combineLatest, removeDuplicates, chunks) against
+        // swift-async-algorithms over AsyncStream in alternating rounds, and heap bytes per live stage.
+        .executableTarget(
+            name: "StreamOperatorsDriver",
+            dependencies: [
+                futureLib,
+                "MallocInfo",
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            ],
+            path: "Streams/StreamOperatorsDriver"
         ),
     ]
 )

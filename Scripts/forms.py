@@ -119,8 +119,12 @@ ROWS = [
         "absent": {"asyncContext": "✗ ⁵", "asyncMainActor": "✗ ⁵", "actor": "✗ ⁵"},
     },
     {
-        "label": "stream `filter`, `mapError`, `andThen`",
-        "members": [r"FutureStream\.filter\(", r"FutureStream\.mapError\(", r"FutureStream\.andThen\("],
+        "label": "stream `filter`",
+        "members": [r"FutureStream\.filter\("],
+    },
+    {
+        "label": "stream `mapError`, `andThen`",
+        "members": [r"FutureStream\.mapError\(", r"FutureStream\.andThen\("],
         "absent": {"asyncContext": "✗ ¹", "asyncMainActor": "✗ ¹", "actor": "✗ ¹"},
     },
     {
@@ -137,12 +141,10 @@ ROWS = [
             r"FutureStream\.drop\(on:",
             r"FutureStream\.scan\(",
         ],
-        "absent": {"asyncContext": "✗ ¹", "asyncMainActor": "✗ ¹", "actor": "✗ ¹"},
     },
     {
         "label": "stream `reduce`, `contains(where:)`, `allSatisfy` (to a future)",
         "members": [r"FutureStream\.reduce\(", r"FutureStream\.contains\(on:", r"FutureStream\.allSatisfy\("],
-        "absent": {"asyncContext": "✗ ¹", "asyncMainActor": "✗ ¹", "actor": "✗ ¹"},
     },
     {
         "label": "stream `flatMapLatest` (to a future or a stream)",
@@ -165,7 +167,10 @@ NOT_FORMS = [
 NOTES = """\
 1. A predicate, a reshaping of the result, an error mapping, a side effect or an accumulation has
    nothing to await. What it needs from an actor, or from async work, a `map` or `recover` in that
-   form gets it first; one more set of overloads per combinator would add no power.
+   form gets it first; one more set of overloads per combinator would add no power. The stream
+   operators whose closure decides what the stream carries (`filter`, `compactMap`, `removeDuplicates(by:)`,
+   `prefix`/`drop(while:)`, `scan`, `reduce`, `contains(where:)`, `allSatisfy`) have the forms, as
+   `AsyncSequence`'s have async closures: there the answer itself may need an await.
 2. Cleanup that must run whatever happens is written on the main actor or on a context; on an
    actor, `ensure { await actor.close() }` (the async form) enters it.
 3. `Future { try await … }` runs on FutureLib's threads; inside it, `await MainActor.run { … }` or

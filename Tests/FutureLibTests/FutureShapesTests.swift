@@ -323,6 +323,9 @@ private actor Ledger {
         // filter, mapError, andThen
         _ = stream.filter(on: context) { $0 > 0 }
         _ = stream.filter(on: .mainActor) { $0 > self.count }
+        _ = stream.filter(on: context) { value async in value > 0 }
+        _ = stream.filter(on: .mainActor) { value async in value > self.count }
+        _ = stream.filter(on: ledger) { ledger, value in value > ledger.count }
         _ = stream.mapError(on: context, policy: .allErrors) { $0 }
         _ = stream.mapError(on: .mainActor, policy: .allErrors) { error in
             self.count += 1
@@ -341,6 +344,21 @@ private actor Ledger {
         _ = stream.drop(on: .mainActor) { $0 < self.count }
         _ = stream.scan(0, on: context) { $0 + $1 }
         _ = stream.scan(0, on: .mainActor) { $0 + $1 + self.count }
+        _ = stream.compactMap(on: context) { value async in value > 0 ? value : nil }
+        _ = stream.compactMap(on: .mainActor) { value async in value > self.count ? value : nil }
+        _ = stream.compactMap(on: ledger) { ledger, value in value > ledger.count ? value : nil }
+        _ = stream.removeDuplicates(on: context) { previous, value async in previous == value }
+        _ = stream.removeDuplicates(on: .mainActor) { previous, value async in previous == value + self.count }
+        _ = stream.removeDuplicates(on: ledger) { ledger, previous, value in previous == value + ledger.count }
+        _ = stream.prefix(on: context) { value async in value < 10 }
+        _ = stream.prefix(on: .mainActor) { value async in value < self.count }
+        _ = stream.prefix(on: ledger) { ledger, value in value < ledger.count }
+        _ = stream.drop(on: context) { value async in value < 10 }
+        _ = stream.drop(on: .mainActor) { value async in value < self.count }
+        _ = stream.drop(on: ledger) { ledger, value in value < ledger.count }
+        _ = stream.scan(0, on: context) { total, value async in total + value }
+        _ = stream.scan(0, on: .mainActor) { total, value async in total + value + self.count }
+        _ = stream.scan(0, on: ledger) { ledger, total, value in total + value + ledger.count }
         // reduce, contains(where:), allSatisfy: to a future
         _ = stream.reduce(0, on: context) { $0 + $1 }
         _ = stream.reduce(0, on: .mainActor) { $0 + $1 + self.count }
@@ -348,6 +366,15 @@ private actor Ledger {
         _ = stream.contains(on: .mainActor) { $0 > self.count }
         _ = stream.allSatisfy(on: context) { $0 > 0 }
         _ = stream.allSatisfy(on: .mainActor) { $0 > self.count }
+        _ = stream.reduce(0, on: context) { total, value async in total + value }
+        _ = stream.reduce(0, on: .mainActor) { total, value async in total + value + self.count }
+        _ = stream.reduce(0, on: ledger) { ledger, total, value in total + value + ledger.count }
+        _ = stream.contains(on: context) { value async in value > 0 }
+        _ = stream.contains(on: .mainActor) { value async in value > self.count }
+        _ = stream.contains(on: ledger) { ledger, value in value > ledger.count }
+        _ = stream.allSatisfy(on: context) { value async in value > 0 }
+        _ = stream.allSatisfy(on: .mainActor) { value async in value > self.count }
+        _ = stream.allSatisfy(on: ledger) { ledger, value in value > ledger.count }
         // flatMapLatest, to a future or a stream: the closure gets the value's own token
         _ = stream.flatMapLatest(on: context) { value, _ in Future(value: value) }
         _ = stream.flatMapLatest(on: .mainActor) { value, _ in Future(value: value + self.count) }

@@ -220,6 +220,31 @@ struct FutureStreamMapTests {
         var rate = 3
     }
 
+    @Test func `filter's async and actor forms keep what the synchronous form keeps, in order`() async {
+        let isEven: @Sendable (Int) throws -> Bool = { value in
+            if value == 7 { throw TestFailure(code: 7) }
+            return value.isMultiple(of: 2)
+        }
+        let onContext = Self.stream(Array(0..<10)).filter { value in
+            await Task.yield()
+            return try isEven(value)
+        }
+        let onMainActor = Self.stream(Array(0..<10)).filter(on: .mainActor) { value in
+            MainActor.assertIsolated()
+            await Task.yield()
+            return try isEven(value)
+        }
+        let onActor = Self.stream(Array(0..<10)).filter(on: Rates()) { rates, value in
+            rates.assertIsolated()
+            return try isEven(value)
+        }
+        for filtered in [onContext, onMainActor, onActor] {
+            let recorder = await Self.recorded(filtered)
+            #expect(recorder.values == [0, 2, 4, 6, 8])
+            #expect((recorder.errors.first as? TestFailure)?.code == 7)
+        }
+    }
+
     @Test func `map on an actor is isolated to it`() async {
         let rates = Rates()
         let mapped = Self.stream([1, 2, 3]).map(on: rates) { rates, value in value * rates.rate }

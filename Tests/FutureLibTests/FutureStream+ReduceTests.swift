@@ -86,6 +86,115 @@ struct FutureStreamReduceTests {
         #expect(await mark(promise.stream.collect(cancellationToken: .cancelled)) == "✕c")
     }
 
+    // MARK: - Async and actor forms
+
+    actor Isolation {}
+
+    @Test(arguments: FutureStreamShapingTests.AsyncForm.allCases)
+    func `async and actor forms of reduce, contains and allSatisfy give what the synchronous forms give`(
+        form: FutureStreamShapingTests.AsyncForm
+    ) async {
+        func reduce(_ stream: FutureStream<Int>, _ body: @escaping @Sendable (Int, Int) throws -> Int) -> Future<Int> {
+            switch form {
+            case .context:
+                stream.reduce(10) { partial, value in
+                    await Task.yield()
+                    return try body(partial, value)
+                }
+            case .mainActor:
+                stream.reduce(10, on: .mainActor) { partial, value in
+                    MainActor.assertIsolated()
+                    await Task.yield()
+                    return try body(partial, value)
+                }
+            case .actor:
+                stream.reduce(10, on: Isolation()) { isolation, partial, value in
+                    isolation.assertIsolated()
+                    return try body(partial, value)
+                }
+            }
+        }
+        func contains(_ stream: FutureStream<Int>, _ body: @escaping @Sendable (Int) throws -> Bool) -> Future<Bool> {
+            switch form {
+            case .context:
+                stream.contains { value in
+                    await Task.yield()
+                    return try body(value)
+                }
+            case .mainActor:
+                stream.contains(on: .mainActor) { value in
+                    MainActor.assertIsolated()
+                    await Task.yield()
+                    return try body(value)
+                }
+            case .actor:
+                stream.contains(on: Isolation()) { isolation, value in
+                    isolation.assertIsolated()
+                    return try body(value)
+                }
+            }
+        }
+        func allSatisfy(_ stream: FutureStream<Int>, _ body: @escaping @Sendable (Int) throws -> Bool) -> Future<Bool> {
+            switch form {
+            case .context:
+                stream.allSatisfy { value in
+                    await Task.yield()
+                    return try body(value)
+                }
+            case .mainActor:
+                stream.allSatisfy(on: .mainActor) { value in
+                    MainActor.assertIsolated()
+                    await Task.yield()
+                    return try body(value)
+                }
+            case .actor:
+                stream.allSatisfy(on: Isolation()) { isolation, value in
+                    isolation.assertIsolated()
+                    return try body(value)
+                }
+            }
+        }
+        #expect(await mark(reduce(Self.stream("1 2 3 |")) { $0 * 2 + $1 }) == "91")
+        #expect(await mark(reduce(Self.stream("|")) { $0 + $1 }) == "10")
+        #expect(await mark(reduce(Self.stream("1 ✕4 2 |")) { $0 + $1 }) == "✕4")
+        let thrown = reduce(Self.stream("1 2 |")) { _, value in
+            if value == 2 { throw TestFailure(code: 2) }
+            return value
+        }
+        #expect(await mark(thrown) == "✕2")
+        #expect(await mark(contains(Self.stream("1 3 5 |")) { $0 == 3 }) == "true")
+        #expect(await mark(contains(Self.stream("1 5 |")) { $0 == 3 }) == "false")
+        #expect(await mark(allSatisfy(Self.stream("1 3 -1 |")) { $0 > 0 }) == "false")
+        #expect(await mark(allSatisfy(Self.stream("|")) { _ in false }) == "true")
+        // Decided early, it unsubscribes from a stream that goes on.
+        let promise = StreamPromise<Int>(capacity: 0)
+        let found = contains(promise.stream) { $0 == 2 }
+        promise.fulfill(1)
+        promise.fulfill(2)
+        #expect(await mark(found) == "true")
+        #expect(promise.stream.subscriberCount == 0)
+        promise.finish()
+    }
+
+    @Test func `async reduce: a cancelled token cancels the running task, fails the future and unsubscribes`() async {
+        let promise = StreamPromise<Int>(capacity: 0)
+        let request = CancellationRequest()
+        let started = Promise<Void>()
+        let sawCancellation = Promise<Bool>()
+        let total = promise.stream.reduce(0, cancellationToken: request.token) { partial, value in
+            started.fulfill(())
+            while !Task.isCancelled { await Task.yield() }
+            sawCancellation.fulfill(true)
+            return partial + value
+        }
+        promise.fulfill(1)
+        _ = try? await started.future.value()
+        request.cancel()
+        #expect(await mark(total) == "✕c")
+        #expect((try? await sawCancellation.future.value()) == true)
+        #expect(promise.stream.subscriberCount == 0)
+    }
+
     @Test
     func `empty has finished with no result; never has not finished and keeps its subscriber only until its token`()
         async

@@ -183,6 +183,231 @@ struct FutureStreamShapingTests {
         #expect(Tape(shaped).text == "✕c |")
         #expect(promise.stream.subscriberCount == 0)
     }
+    // MARK: - Async and actor forms
+
+    /// As `tape(_:_:)`, for an operator whose closure runs in a task: waits until the new stream
+    /// has finished. Also returns how many subscribers the source has left.
+    static func tape<U>(
+        _ marks: String,
+        async operation: (FutureStream<Int>) -> FutureStream<U>
+    ) async -> (text: String, sourceSubscribers: Int) {
+        let promise = StreamPromise<Int>(capacity: 0)
+        let shaped = operation(promise.stream)
+        let tape = Tape(shaped)
+        play(marks, into: promise)
+        for await _ in shaped.results {}  // until it has finished
+        return (tape.text, promise.stream.subscriberCount)
+    }
+
+    actor Isolation {}
+
+    /// The async forms on a context and on the main actor, and the form isolated to an actor.
+    enum AsyncForm: CaseIterable, Sendable {
+        case context, mainActor, actor
+
+        /// `body` called as the form calls its closure, checking it runs where the form says.
+        func compactMap(
+            _ stream: FutureStream<Int>,
+            _ body: @escaping @Sendable (Int) throws -> Int?
+        ) -> FutureStream<Int> {
+            switch self {
+            case .context:
+                stream.compactMap { value in
+                    await Task.yield()
+                    return try body(value)
+                }
+            case .mainActor:
+                stream.compactMap(on: .mainActor) { value in
+                    MainActor.assertIsolated()
+                    await Task.yield()
+                    return try body(value)
+                }
+            case .actor:
+                stream.compactMap(on: Isolation()) { isolation, value in
+                    isolation.assertIsolated()
+                    return try body(value)
+                }
+            }
+        }
+
+        func removeDuplicates(
+            _ stream: FutureStream<Int>,
+            _ body: @escaping @Sendable (Int, Int) throws -> Bool
+        ) -> FutureStream<Int> {
+            switch self {
+            case .context:
+                stream.removeDuplicates { previous, value in
+                    await Task.yield()
+                    return try body(previous, value)
+                }
+            case .mainActor:
+                stream.removeDuplicates(on: .mainActor) { previous, value in
+                    MainActor.assertIsolated()
+                    await Task.yield()
+                    return try body(previous, value)
+                }
+            case .actor:
+                stream.removeDuplicates(on: Isolation()) { isolation, previous, value in
+                    isolation.assertIsolated()
+                    return try body(previous, value)
+                }
+            }
+        }
+
+        func prefix(_ stream: FutureStream<Int>, _ body: @escaping @Sendable (Int) throws -> Bool) -> FutureStream<Int>
+        {
+            switch self {
+            case .context:
+                stream.prefix { value in
+                    await Task.yield()
+                    return try body(value)
+                }
+            case .mainActor:
+                stream.prefix(on: .mainActor) { value in
+                    MainActor.assertIsolated()
+                    await Task.yield()
+                    return try body(value)
+                }
+            case .actor:
+                stream.prefix(on: Isolation()) { isolation, value in
+                    isolation.assertIsolated()
+                    return try body(value)
+                }
+            }
+        }
+
+        func drop(_ stream: FutureStream<Int>, _ body: @escaping @Sendable (Int) throws -> Bool) -> FutureStream<Int> {
+            switch self {
+            case .context:
+                stream.drop { value in
+                    await Task.yield()
+                    return try body(value)
+                }
+            case .mainActor:
+                stream.drop(on: .mainActor) { value in
+                    MainActor.assertIsolated()
+                    await Task.yield()
+                    return try body(value)
+                }
+            case .actor:
+                stream.drop(on: Isolation()) { isolation, value in
+                    isolation.assertIsolated()
+                    return try body(value)
+                }
+            }
+        }
+
+        func scan(
+            _ stream: FutureStream<Int>,
+            _ body: @escaping @Sendable (Int, Int) throws -> Int
+        ) -> FutureStream<Int> {
+            switch self {
+            case .context:
+                stream.scan(0) { total, value in
+                    await Task.yield()
+                    return try body(total, value)
+                }
+            case .mainActor:
+                stream.scan(0, on: .mainActor) { total, value in
+                    MainActor.assertIsolated()
+                    await Task.yield()
+                    return try body(total, value)
+                }
+            case .actor:
+                stream.scan(0, on: Isolation()) { isolation, total, value in
+                    isolation.assertIsolated()
+                    return try body(total, value)
+                }
+            }
+        }
+    }
+
+    @Test(arguments: AsyncForm.allCases)
+    func
+        `async and actor forms of compactMap, removeDuplicates, prefix, drop and scan give what the synchronous forms give`(
+            form: AsyncForm
+        ) async
+    {
+        let compacted = await Self.tape("1 2 ✕7 3 4 |") { stream in
+            form.compactMap(stream) { value in
+                if value == 4 { throw TestFailure(code: 4) }
+                return value.isMultiple(of: 2) ? nil : value * 10
+            }
+        }
+        #expect(compacted.text == "10 ✕7 30 ✕4 |")
+        let unique = await Self.tape("1 2 3 4 ✕5 9 |") { stream in
+            form.removeDuplicates(stream) { previous, value in
+                if value == 9 { throw TestFailure(code: 9) }
+                return abs(previous - value) <= 1
+            }
+        }
+        #expect(unique.text == "1 3 ✕5 ✕9 |")
+        let prefix = await Self.tape("1 ✕9 2 5 3 |") { stream in form.prefix(stream) { $0 < 5 } }
+        #expect(prefix.text == "1 ✕9 2 |")
+        #expect(prefix.sourceSubscribers == 0)
+        let prefixThrowing = await Self.tape("1 2 3 |") { stream in
+            form.prefix(stream) { value in
+                if value == 2 { throw TestFailure(code: 2) }
+                return true
+            }
+        }
+        #expect(prefixThrowing.text == "1 ✕2 |")
+        let dropped = await Self.tape("0 0 ✕9 5 0 6 |") { stream in form.drop(stream) { $0 == 0 } }
+        #expect(dropped.text == "✕9 5 0 6 |")
+        let totals = await Self.tape("1 2 ✕9 3 4 |") { stream in
+            form.scan(stream) { total, value in
+                if value == 3 { throw TestFailure(code: 3) }
+                return total + value
+            }
+        }
+        #expect(totals.text == "1 3 ✕9 ✕3 7 |")
+    }
+
+    @Test func `async scan awaits one value at a time, in order`() async {
+        let running = Locked(0)
+        let overlaps = Counter()
+        let promise = StreamPromise<Int>(capacity: .max)
+        for value in 1...200 { promise.fulfill(value) }
+        promise.finish()
+        let totals = promise.stream.scan(0) { total, value in
+            if running.withLock({
+                $0 += 1
+                return $0
+            }) > 1 {
+                overlaps.increment()
+            }
+            await Task.yield()
+            running.withLock { $0 -= 1 }
+            return total + value
+        }
+        let recorder = StreamRecorder<Int>().record(totals)
+        await recorder.finished()
+        #expect(recorder.values == (1...200).map { $0 * ($0 + 1) / 2 })
+        #expect(overlaps.value == 0)
+    }
+
+    @Test
+    func `async prefix while: a cancelled token cancels the running task, finishes the stream and leaves the source`()
+        async
+    {
+        let promise = StreamPromise<Int>(capacity: 0)
+        let request = CancellationRequest()
+        let started = Promise<Void>()
+        let sawCancellation = Promise<Bool>()
+        let prefix = promise.stream.prefix(cancellationToken: request.token) { _ in
+            started.fulfill(())
+            while !Task.isCancelled { await Task.yield() }
+            sawCancellation.fulfill(true)
+            return true
+        }
+        let tape = Tape(prefix)
+        promise.fulfill(1)
+        _ = try? await started.future.value()
+        request.cancel()
+        #expect(tape.text == "✕c |")
+        #expect((try? await sawCancellation.future.value()) == true)
+        #expect(promise.stream.subscriberCount == 0)
+    }
 }
 
 /// The one-source operators, each with a closure (where it takes one) that captures `tracked`.

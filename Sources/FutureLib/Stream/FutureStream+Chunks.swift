@@ -23,6 +23,7 @@ extension FutureStream {
     ///   - count: How many values an array holds; must be positive.
     ///   - cancellationToken: Cancels and finishes the new stream.
     /// - Returns: A stream of arrays of `count` values (the last one shorter).
+    @inlinable
     public func chunks(ofCount count: Int, cancellationToken: CancellationToken = .none) -> FutureStream<[Value]> {
         precondition(count > 0, "count must be positive")
         let chunk = StageBox<[Value]>([])

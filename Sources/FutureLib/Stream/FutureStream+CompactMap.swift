@@ -26,6 +26,7 @@ extension FutureStream {
     ///   - cancellationToken: Cancels and finishes the new stream.
     ///   - transform: Turns a value into the new value, or nil to leave it out.
     /// - Returns: A stream of the non-nil transformed values, and of the errors.
+    @inlinable
     public func compactMap<U: Sendable>(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -87,6 +88,7 @@ extension FutureStream {
     ///
     /// - Parameter cancellationToken: Cancels and finishes the new stream.
     /// - Returns: A stream of the non-nil values, and of the errors.
+    @inlinable
     public func compacted<Wrapped: Sendable>(
         cancellationToken: CancellationToken = .none
     ) -> FutureStream<Wrapped> where Value == Wrapped? {
@@ -95,6 +97,117 @@ extension FutureStream {
             case .success(let value?): derived.publish(.success(value))
             case .success(nil): break
             case .failure(let error): derived.publish(.failure(error))
+            }
+        }
+    }
+}
+
+// MARK: - Async closures, on the main actor, isolated to an actor
+
+// As `map`'s: `transform` runs in a task (on FutureLib's threads or the context's, on the main
+// actor, or isolated to an actor), one call at a time and in order: the next value waits until
+// `transform` returned for this one. The token cancels the task.
+
+extension FutureStream {
+    /// Transforms every value with async `transform`, one call at a time, in order, and leaves out
+    /// the ones it turns into nil.
+    ///
+    /// ```swift
+    /// let names = StreamPromise<String>()
+    /// let known: FutureStream<Int> = names.stream.compactMap { name in
+    ///     await Task.yield()  // a lookup that may find nothing
+    ///     return name.isEmpty ? nil : name.count
+    /// }
+    /// ```
+    ///
+    /// ### Semantics
+    /// As `compactMap(on:cancellationToken:_:)`, except that `transform` runs in a task, and the
+    /// next value waits until it has returned for this one. A token cancelled while it runs
+    /// cancels its task; the new stream gets `CancellationError` and finishes at once.
+    ///
+    /// - Parameters:
+    ///   - context: Where the tasks' jobs run. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels the task and finishes the new stream.
+    ///   - transform: Turns a value into the new value, or nil to leave it out.
+    /// - Returns: A stream of the non-nil transformed values, and of the errors.
+    public func compactMap<U: Sendable>(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @Sendable @concurrent (Value) async throws -> U?
+    ) -> FutureStream<U> {
+        compactMap(at: .on(context), cancellationToken: cancellationToken) { value in try await transform(value) }
+    }
+
+    /// Transforms every value with async `transform`, in a task on the main actor, one call at a
+    /// time, in order, and leaves out nils.
+    ///
+    /// ```swift
+    /// @MainActor final class Picker {
+    ///     var names = [1: "one"]
+    ///     func labels(_ ids: FutureStream<Int>) -> FutureStream<String> {
+    ///         ids.compactMap(on: .mainActor) { id in
+    ///             await Task.yield()
+    ///             return self.names[id]
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Cancels the task and finishes the new stream.
+    ///   - transform: Turns a value into the new value, or nil to leave it out.
+    /// - Returns: A stream of the non-nil transformed values, and of the errors.
+    public func compactMap<U: Sendable>(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @MainActor (Value) async throws -> U?
+    ) -> FutureStream<U> {
+        compactMap(at: .mainActor, cancellationToken: cancellationToken) { value in try await transform(value) }
+    }
+
+    /// Transforms every value with `transform`, isolated to `actor`, one call at a time, in
+    /// order, and leaves out nils.
+    ///
+    /// ```swift
+    /// actor Directory {
+    ///     var names = [1: "one"]
+    ///     func labels(_ ids: FutureStream<Int>) -> FutureStream<String> {
+    ///         ids.compactMap(on: self) { directory, id in directory.names[id] }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - actor: The actor `transform` is isolated to.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - transform: Turns a value into the new value, or nil to leave it out; its first
+    ///     parameter is `actor`, isolated.
+    /// - Returns: A stream of the non-nil transformed values, and of the errors.
+    public func compactMap<A: Actor, U: Sendable>(
+        on actor: A,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @Sendable (isolated A, Value) throws -> U?
+    ) -> FutureStream<U> {
+        compactMap(at: .pool, cancellationToken: cancellationToken) { value in try await transform(actor, value) }
+    }
+
+    /// The async forms' one path.
+    func compactMap<U: Sendable>(
+        at placement: TaskPlacement,
+        cancellationToken: CancellationToken,
+        _ transform: @escaping @Sendable (Value) async throws -> U?
+    ) -> FutureStream<U> {
+        deriveAsync(at: placement, cancellationToken: cancellationToken) { result -> Result<U, any Error>? in
+            switch result {
+            case .success(let value):
+                do {
+                    return try await transform(value).map { .success($0) }
+                } catch {
+                    return .failure(error)
+                }
+            case .failure(let error):
+                return .failure(error)
             }
         }
     }

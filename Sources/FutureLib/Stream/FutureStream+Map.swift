@@ -311,6 +311,50 @@ extension FutureStream {
     ) -> FutureStream<U> {
         map(at: .on(context), cancellationToken: cancellationToken) { value in try await transform(value) }
     }
+
+    /// Keeps the values that async `isIncluded` accepts, one call at a time, in order.
+    ///
+    /// ```swift
+    /// let paths = StreamPromise<String>()
+    /// let readable = paths.stream.filter { path in
+    ///     await Task.yield()  // asks the file system, say
+    ///     return !path.isEmpty
+    /// }
+    /// ```
+    ///
+    /// ### Semantics
+    /// As `filter(on:cancellationToken:_:)`, except that `isIncluded` runs in a task, and the next
+    /// value waits until it has returned for this one. A token cancelled while it runs cancels
+    /// its task; the new stream gets `CancellationError` and finishes at once.
+    ///
+    /// - Parameters:
+    ///   - context: Where the tasks' jobs run. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels the task and finishes the new stream.
+    ///   - isIncluded: The test a value must pass.
+    /// - Returns: A stream of the values that passed, and of the errors.
+    public func filter(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ isIncluded: @escaping @Sendable @concurrent (Value) async throws -> Bool
+    ) -> FutureStream<Value> {
+        filter(at: .on(context), cancellationToken: cancellationToken) { value in try await isIncluded(value) }
+    }
+
+    /// The async forms' one path of `filter`.
+    func filter(
+        at placement: TaskPlacement,
+        cancellationToken: CancellationToken,
+        _ isIncluded: @escaping @Sendable (Value) async throws -> Bool
+    ) -> FutureStream<Value> {
+        deriveAsync(at: placement, cancellationToken: cancellationToken) { result -> Result<Value, any Error>? in
+            guard case .success(let value) = result else { return result }
+            do {
+                return try await isIncluded(value) ? result : nil
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
 }
 
 // MARK: - Async closures on the main actor
@@ -336,6 +380,33 @@ extension FutureStream {
         _ transform: @escaping @MainActor (Value) async throws -> U
     ) -> FutureStream<U> {
         map(at: .mainActor, cancellationToken: cancellationToken) { value in try await transform(value) }
+    }
+
+    /// Keeps the values that async `isIncluded`, in a task on the main actor, accepts.
+    ///
+    /// ```swift
+    /// @MainActor final class Inbox {
+    ///     var blocked: Set<String> = ["spam"]
+    ///     func visible(_ senders: FutureStream<String>) -> FutureStream<String> {
+    ///         senders.filter(on: .mainActor) { sender in
+    ///             await Task.yield()
+    ///             return !self.blocked.contains(sender)
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Cancels the task and finishes the new stream.
+    ///   - isIncluded: The test a value must pass.
+    /// - Returns: A stream of the values that passed, and of the errors.
+    public func filter(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        _ isIncluded: @escaping @MainActor (Value) async throws -> Bool
+    ) -> FutureStream<Value> {
+        filter(at: .mainActor, cancellationToken: cancellationToken) { value in try await isIncluded(value) }
     }
 }
 
@@ -364,5 +435,29 @@ extension FutureStream {
         _ transform: @escaping @Sendable (isolated A, Value) throws -> U
     ) -> FutureStream<U> {
         map(at: .pool, cancellationToken: cancellationToken) { value in try await transform(actor, value) }
+    }
+
+    /// Keeps the values that `isIncluded`, isolated to `actor`, accepts, one call at a time, in order.
+    ///
+    /// ```swift
+    /// actor Blocklist {
+    ///     var blocked: Set<String> = ["spam"]
+    ///     func visible(_ senders: FutureStream<String>) -> FutureStream<String> {
+    ///         senders.filter(on: self) { list, sender in !list.blocked.contains(sender) }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - actor: The actor `isIncluded` is isolated to.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - isIncluded: The test a value must pass; its first parameter is `actor`, isolated.
+    /// - Returns: A stream of the values that passed, and of the errors.
+    public func filter<A: Actor>(
+        on actor: A,
+        cancellationToken: CancellationToken = .none,
+        _ isIncluded: @escaping @Sendable (isolated A, Value) throws -> Bool
+    ) -> FutureStream<Value> {
+        filter(at: .pool, cancellationToken: cancellationToken) { value in try await isIncluded(actor, value) }
     }
 }

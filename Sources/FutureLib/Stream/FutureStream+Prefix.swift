@@ -22,6 +22,7 @@ extension FutureStream {
     ///   - maxLength: How many values to pass.
     ///   - cancellationToken: Cancels and finishes the new stream.
     /// - Returns: A stream of at most `maxLength` values.
+    @inlinable
     public func prefix(_ maxLength: Int, cancellationToken: CancellationToken = .none) -> FutureStream<Value> {
         let remaining = StageBox(max(maxLength, 0))
         let prefix = derive(on: .synchronous, cancellationToken: cancellationToken) { result, derived in
@@ -60,6 +61,7 @@ extension FutureStream {
     ///   - cancellationToken: Cancels and finishes the new stream.
     ///   - predicate: Whether the stream goes on with this value.
     /// - Returns: A stream of the values before the first that fails `predicate`.
+    @inlinable
     public func prefix(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -129,6 +131,7 @@ extension FutureStream {
     ///   - count: How many values to leave out. Defaults to 1.
     ///   - cancellationToken: Cancels and finishes the new stream.
     /// - Returns: A stream of the values after the first `count`.
+    @inlinable
     public func dropFirst(_ count: Int = 1, cancellationToken: CancellationToken = .none) -> FutureStream<Value> {
         let remaining = StageBox(max(count, 0))
         return derive(on: .synchronous, cancellationToken: cancellationToken) { result, derived in
@@ -161,6 +164,7 @@ extension FutureStream {
     ///   - cancellationToken: Cancels and finishes the new stream.
     ///   - predicate: Whether to leave this value out.
     /// - Returns: A stream of the values from the first that fails `predicate` on.
+    @inlinable
     public func drop(
         on context: some ExecutionContext = .default,
         cancellationToken: CancellationToken = .none,
@@ -205,6 +209,221 @@ extension FutureStream {
     ) -> FutureStream<Value> {
         drop(on: context.queue, cancellationToken: cancellationToken) { value in
             try MainActor.assumeIsolated { try predicate(value) }
+        }
+    }
+}
+
+// MARK: - Async closures, on the main actor, isolated to an actor
+
+// As `map`'s: `predicate` runs in a task (on FutureLib's threads or the context's, on the main
+// actor, or isolated to an actor), one call at a time and in order. The token cancels the task.
+
+extension FutureStream {
+    /// The values up to the first one that fails async `predicate`, then the end.
+    ///
+    /// ```swift
+    /// let uploads = StreamPromise<Int>()
+    /// let withinQuota = uploads.stream.prefix { size in
+    ///     await Task.yield()  // asks the quota service, say
+    ///     return size < 1_000
+    /// }
+    /// ```
+    ///
+    /// ### Semantics
+    /// As `prefix(on:cancellationToken:while:)`, except that `predicate` runs in a task, and the
+    /// next value waits until it has returned for this one. A token cancelled while it runs
+    /// cancels its task; the new stream gets `CancellationError` and finishes at once.
+    ///
+    /// - Parameters:
+    ///   - context: Where the tasks' jobs run. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels the task and finishes the new stream.
+    ///   - predicate: Whether the stream goes on with this value.
+    /// - Returns: A stream of the values before the first that fails `predicate`.
+    public func prefix(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        while predicate: @escaping @Sendable @concurrent (Value) async throws -> Bool
+    ) -> FutureStream<Value> {
+        prefix(at: .on(context), cancellationToken: cancellationToken) { value in try await predicate(value) }
+    }
+
+    /// The values up to the first one that async `predicate`, in a task on the main actor, rejects.
+    ///
+    /// ```swift
+    /// @MainActor final class Quota {
+    ///     var limit = 100
+    ///     func capped(_ values: FutureStream<Int>) -> FutureStream<Int> {
+    ///         values.prefix(on: .mainActor) { value in
+    ///             await Task.yield()
+    ///             return value < self.limit
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Cancels the task and finishes the new stream.
+    ///   - predicate: Whether the stream goes on with this value.
+    /// - Returns: A stream of the values before the first that fails `predicate`.
+    public func prefix(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        while predicate: @escaping @MainActor (Value) async throws -> Bool
+    ) -> FutureStream<Value> {
+        prefix(at: .mainActor, cancellationToken: cancellationToken) { value in try await predicate(value) }
+    }
+
+    /// The values up to the first one that `predicate`, isolated to `actor`, rejects.
+    ///
+    /// ```swift
+    /// actor Budget {
+    ///     var limit = 100
+    ///     func capped(_ values: FutureStream<Int>) -> FutureStream<Int> {
+    ///         values.prefix(on: self) { budget, value in value < budget.limit }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - actor: The actor `predicate` is isolated to.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - predicate: Whether the stream goes on with this value; its first parameter is
+    ///     `actor`, isolated.
+    /// - Returns: A stream of the values before the first that fails `predicate`.
+    public func prefix<A: Actor>(
+        on actor: A,
+        cancellationToken: CancellationToken = .none,
+        while predicate: @escaping @Sendable (isolated A, Value) throws -> Bool
+    ) -> FutureStream<Value> {
+        prefix(at: .pool, cancellationToken: cancellationToken) { value in try await predicate(actor, value) }
+    }
+
+    /// Every value from the first one that fails async `predicate` on.
+    ///
+    /// ```swift
+    /// let frames = StreamPromise<Int>()
+    /// let afterWarmUp = frames.stream.drop { frame in
+    ///     await Task.yield()  // asks whether the sensor has settled, say
+    ///     return frame < 3
+    /// }
+    /// ```
+    ///
+    /// ### Semantics
+    /// As `drop(on:cancellationToken:while:)`, except that `predicate` runs in a task, and the
+    /// next value waits until it has returned for this one. A token cancelled while it runs
+    /// cancels its task; the new stream gets `CancellationError` and finishes at once.
+    ///
+    /// - Parameters:
+    ///   - context: Where the tasks' jobs run. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels the task and finishes the new stream.
+    ///   - predicate: Whether to leave this value out.
+    /// - Returns: A stream of the values from the first that fails `predicate` on.
+    public func drop(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        while predicate: @escaping @Sendable @concurrent (Value) async throws -> Bool
+    ) -> FutureStream<Value> {
+        drop(at: .on(context), cancellationToken: cancellationToken) { value in try await predicate(value) }
+    }
+
+    /// Every value from the first one that async `predicate`, in a task on the main actor,
+    /// rejects on.
+    ///
+    /// ```swift
+    /// @MainActor final class Warmup {
+    ///     var threshold = 10
+    ///     func started(_ values: FutureStream<Int>) -> FutureStream<Int> {
+    ///         values.drop(on: .mainActor) { value in
+    ///             await Task.yield()
+    ///             return value < self.threshold
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Cancels the task and finishes the new stream.
+    ///   - predicate: Whether to leave this value out.
+    /// - Returns: A stream of the values from the first that fails `predicate` on.
+    public func drop(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        while predicate: @escaping @MainActor (Value) async throws -> Bool
+    ) -> FutureStream<Value> {
+        drop(at: .mainActor, cancellationToken: cancellationToken) { value in try await predicate(value) }
+    }
+
+    /// Every value from the first one that `predicate`, isolated to `actor`, rejects on.
+    ///
+    /// ```swift
+    /// actor Calibration {
+    ///     var threshold = 10
+    ///     func started(_ values: FutureStream<Int>) -> FutureStream<Int> {
+    ///         values.drop(on: self) { calibration, value in value < calibration.threshold }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - actor: The actor `predicate` is isolated to.
+    ///   - cancellationToken: Cancels and finishes the new stream.
+    ///   - predicate: Whether to leave this value out; its first parameter is `actor`, isolated.
+    /// - Returns: A stream of the values from the first that fails `predicate` on.
+    public func drop<A: Actor>(
+        on actor: A,
+        cancellationToken: CancellationToken = .none,
+        while predicate: @escaping @Sendable (isolated A, Value) throws -> Bool
+    ) -> FutureStream<Value> {
+        drop(at: .pool, cancellationToken: cancellationToken) { value in try await predicate(actor, value) }
+    }
+
+    /// The async forms' one path of `prefix(while:)`.
+    func prefix(
+        at placement: TaskPlacement,
+        cancellationToken: CancellationToken,
+        while predicate: @escaping @Sendable (Value) async throws -> Bool
+    ) -> FutureStream<Value> {
+        let isTaking = StageBox(true)
+        return deriveAsync(at: placement, cancellationToken: cancellationToken) { result, stage in
+            guard isTaking.value else { return }
+            guard case .success(let value) = result else {
+                stage.publish(result)
+                return
+            }
+            do {
+                if try await predicate(value) {
+                    stage.publish(result)
+                    return
+                }
+            } catch {
+                stage.publish(.failure(error))
+            }
+            isTaking.value = false
+            stage.finishAndDetach()
+        }
+    }
+
+    /// The async forms' one path of `drop(while:)`.
+    func drop(
+        at placement: TaskPlacement,
+        cancellationToken: CancellationToken,
+        while predicate: @escaping @Sendable (Value) async throws -> Bool
+    ) -> FutureStream<Value> {
+        let isDropping = StageBox(true)
+        return deriveAsync(at: placement, cancellationToken: cancellationToken) { result, stage in
+            guard isDropping.value, case .success(let value) = result else {
+                stage.publish(result)
+                return
+            }
+            do {
+                guard try await !predicate(value) else { return }
+                isDropping.value = false
+                stage.publish(result)
+            } catch {
+                stage.publish(.failure(error))
+            }
         }
     }
 }

@@ -309,3 +309,304 @@ extension FutureStream {
         return future
     }
 }
+
+// MARK: - Async closures, on the main actor, isolated to an actor
+
+// As `map`'s: the closure runs in a task (on FutureLib's threads or the context's, on the main
+// actor, or isolated to an actor), one call at a time and in order, each awaited before the next
+// value. The token cancels the task and fails the future.
+
+extension FutureStream {
+    /// A future of the stream's values combined with async `nextPartialResult`, once it has finished.
+    ///
+    /// ```swift
+    /// let chunks = StreamPromise<Int>()
+    /// let stored: Future<Int> = chunks.stream.reduce(0) { total, size in
+    ///     await Task.yield()  // writes the chunk, say
+    ///     return total + size
+    /// }
+    /// ```
+    ///
+    /// ### Semantics
+    /// As `reduce(_:on:cancellationToken:_:)`, except that `nextPartialResult` runs in a task, and
+    /// the next value waits until it has returned for this one. A token cancelled while it runs
+    /// cancels its task and fails the future with `CancellationError`.
+    ///
+    /// - Parameters:
+    ///   - initialResult: The value to start from.
+    ///   - context: Where the tasks' jobs run. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Fails the future with `CancellationError` and unsubscribes.
+    ///   - nextPartialResult: Combines the running value and a value into the next running value.
+    /// - Returns: A future of the last running value.
+    public func reduce<U: Sendable>(
+        _ initialResult: U,
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ nextPartialResult: @escaping @Sendable @concurrent (U, Value) async throws -> U
+    ) -> Future<U> {
+        reduce(initialResult, at: .on(context), cancellationToken: cancellationToken) { partial, value in
+            try await nextPartialResult(partial, value)
+        }
+    }
+
+    /// A future of the stream's values combined with async `nextPartialResult`, in a task on the
+    /// main actor, once it has finished.
+    ///
+    /// ```swift
+    /// @MainActor final class Totals {
+    ///     var fee = 1
+    ///     func charged(_ amounts: FutureStream<Int>) -> Future<Int> {
+    ///         amounts.reduce(0, on: .mainActor) { total, amount in
+    ///             await Task.yield()
+    ///             return total + amount + self.fee
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - initialResult: The value to start from.
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Fails the future with `CancellationError` and unsubscribes.
+    ///   - nextPartialResult: Combines the running value and a value into the next running value.
+    /// - Returns: A future of the last running value.
+    public func reduce<U: Sendable>(
+        _ initialResult: U,
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        _ nextPartialResult: @escaping @MainActor (U, Value) async throws -> U
+    ) -> Future<U> {
+        reduce(initialResult, at: .mainActor, cancellationToken: cancellationToken) { partial, value in
+            try await nextPartialResult(partial, value)
+        }
+    }
+
+    /// A future of the stream's values combined with `nextPartialResult`, isolated to `actor`,
+    /// once it has finished.
+    ///
+    /// ```swift
+    /// actor Till {
+    ///     var fee = 1
+    ///     func charged(_ amounts: FutureStream<Int>) -> Future<Int> {
+    ///         amounts.reduce(0, on: self) { till, total, amount in total + amount + till.fee }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - initialResult: The value to start from.
+    ///   - actor: The actor `nextPartialResult` is isolated to.
+    ///   - cancellationToken: Fails the future with `CancellationError` and unsubscribes.
+    ///   - nextPartialResult: Combines the running value and a value into the next running value;
+    ///     its first parameter is `actor`, isolated.
+    /// - Returns: A future of the last running value.
+    public func reduce<A: Actor, U: Sendable>(
+        _ initialResult: U,
+        on actor: A,
+        cancellationToken: CancellationToken = .none,
+        _ nextPartialResult: @escaping @Sendable (isolated A, U, Value) throws -> U
+    ) -> Future<U> {
+        reduce(initialResult, at: .pool, cancellationToken: cancellationToken) { partial, value in
+            try await nextPartialResult(actor, partial, value)
+        }
+    }
+
+    /// A future of whether some value satisfies async `predicate`: true at the first that does,
+    /// false when the stream finishes without one.
+    ///
+    /// ```swift
+    /// let urls = StreamPromise<String>()
+    /// let anyReachable: Future<Bool> = urls.stream.contains { url in
+    ///     await Task.yield()  // probes the URL, say
+    ///     return url.hasPrefix("https")
+    /// }
+    /// ```
+    ///
+    /// ### Semantics
+    /// As `contains(on:cancellationToken:where:)`, except that `predicate` runs in a task, and the
+    /// next value waits until it has returned for this one. A token cancelled while it runs
+    /// cancels its task and fails the future with `CancellationError`.
+    ///
+    /// - Parameters:
+    ///   - context: Where the tasks' jobs run. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Fails the future with `CancellationError` and unsubscribes.
+    ///   - predicate: The test.
+    /// - Returns: A future of whether a value passed.
+    public func contains(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        where predicate: @escaping @Sendable @concurrent (Value) async throws -> Bool
+    ) -> Future<Bool> {
+        contains(at: .on(context), cancellationToken: cancellationToken) { value in try await predicate(value) }
+    }
+
+    /// A future of whether some value satisfies async `predicate`, in a task on the main actor.
+    ///
+    /// ```swift
+    /// @MainActor final class Siren {
+    ///     var limit = 90
+    ///     func watch(_ readings: FutureStream<Int>) -> Future<Bool> {
+    ///         readings.contains(on: .mainActor) { reading in
+    ///             await Task.yield()
+    ///             return reading > self.limit
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Fails the future with `CancellationError` and unsubscribes.
+    ///   - predicate: The test.
+    /// - Returns: A future of whether a value passed.
+    public func contains(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        where predicate: @escaping @MainActor (Value) async throws -> Bool
+    ) -> Future<Bool> {
+        contains(at: .mainActor, cancellationToken: cancellationToken) { value in try await predicate(value) }
+    }
+
+    /// A future of whether some value satisfies `predicate`, isolated to `actor`.
+    ///
+    /// ```swift
+    /// actor Monitor {
+    ///     var limit = 90
+    ///     func watch(_ readings: FutureStream<Int>) -> Future<Bool> {
+    ///         readings.contains(on: self) { monitor, reading in reading > monitor.limit }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - actor: The actor `predicate` is isolated to.
+    ///   - cancellationToken: Fails the future with `CancellationError` and unsubscribes.
+    ///   - predicate: The test; its first parameter is `actor`, isolated.
+    /// - Returns: A future of whether a value passed.
+    public func contains<A: Actor>(
+        on actor: A,
+        cancellationToken: CancellationToken = .none,
+        where predicate: @escaping @Sendable (isolated A, Value) throws -> Bool
+    ) -> Future<Bool> {
+        contains(at: .pool, cancellationToken: cancellationToken) { value in try await predicate(actor, value) }
+    }
+
+    /// A future of whether every value satisfies async `predicate`: false at the first that does
+    /// not, true when the stream finishes without one.
+    ///
+    /// ```swift
+    /// let files = StreamPromise<String>()
+    /// let allSigned: Future<Bool> = files.stream.allSatisfy { file in
+    ///     await Task.yield()  // checks the signature, say
+    ///     return file.hasSuffix(".signed")
+    /// }
+    /// ```
+    ///
+    /// ### Semantics
+    /// As `allSatisfy(on:cancellationToken:_:)`, except that `predicate` runs in a task, and the
+    /// next value waits until it has returned for this one. A token cancelled while it runs
+    /// cancels its task and fails the future with `CancellationError`.
+    ///
+    /// - Parameters:
+    ///   - context: Where the tasks' jobs run. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Fails the future with `CancellationError` and unsubscribes.
+    ///   - predicate: The test.
+    /// - Returns: A future of whether every value passed.
+    public func allSatisfy(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ predicate: @escaping @Sendable @concurrent (Value) async throws -> Bool
+    ) -> Future<Bool> {
+        allSatisfy(at: .on(context), cancellationToken: cancellationToken) { value in try await predicate(value) }
+    }
+
+    /// A future of whether every value satisfies async `predicate`, in a task on the main actor.
+    ///
+    /// ```swift
+    /// @MainActor final class Inspector {
+    ///     var minimum = 0
+    ///     func check(_ readings: FutureStream<Int>) -> Future<Bool> {
+    ///         readings.allSatisfy(on: .mainActor) { reading in
+    ///             await Task.yield()
+    ///             return reading >= self.minimum
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Fails the future with `CancellationError` and unsubscribes.
+    ///   - predicate: The test.
+    /// - Returns: A future of whether every value passed.
+    public func allSatisfy(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        _ predicate: @escaping @MainActor (Value) async throws -> Bool
+    ) -> Future<Bool> {
+        allSatisfy(at: .mainActor, cancellationToken: cancellationToken) { value in try await predicate(value) }
+    }
+
+    /// A future of whether every value satisfies `predicate`, isolated to `actor`.
+    ///
+    /// ```swift
+    /// actor Validator {
+    ///     var minimum = 0
+    ///     func check(_ readings: FutureStream<Int>) -> Future<Bool> {
+    ///         readings.allSatisfy(on: self) { validator, reading in reading >= validator.minimum }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - actor: The actor `predicate` is isolated to.
+    ///   - cancellationToken: Fails the future with `CancellationError` and unsubscribes.
+    ///   - predicate: The test; its first parameter is `actor`, isolated.
+    /// - Returns: A future of whether every value passed.
+    public func allSatisfy<A: Actor>(
+        on actor: A,
+        cancellationToken: CancellationToken = .none,
+        _ predicate: @escaping @Sendable (isolated A, Value) throws -> Bool
+    ) -> Future<Bool> {
+        allSatisfy(at: .pool, cancellationToken: cancellationToken) { value in try await predicate(actor, value) }
+    }
+
+    // The async forms' paths.
+
+    func reduce<U: Sendable>(
+        _ initialResult: U,
+        at placement: TaskPlacement,
+        cancellationToken: CancellationToken,
+        _ nextPartialResult: @escaping @Sendable (U, Value) async throws -> U
+    ) -> Future<U> {
+        fold(at: placement, cancellationToken: cancellationToken, into: initialResult) { partial, value in
+            (try await nextPartialResult(partial, value), nil)
+        } atEnd: { partial in
+            .success(partial)
+        }
+    }
+
+    func contains(
+        at placement: TaskPlacement,
+        cancellationToken: CancellationToken,
+        _ predicate: @escaping @Sendable (Value) async throws -> Bool
+    ) -> Future<Bool> {
+        fold(at: placement, cancellationToken: cancellationToken, into: ()) { _, value in
+            ((), try await predicate(value) ? true : nil)
+        } atEnd: { _ in
+            .success(false)
+        }
+    }
+
+    func allSatisfy(
+        at placement: TaskPlacement,
+        cancellationToken: CancellationToken,
+        _ predicate: @escaping @Sendable (Value) async throws -> Bool
+    ) -> Future<Bool> {
+        fold(at: placement, cancellationToken: cancellationToken, into: ()) { _, value in
+            ((), try await predicate(value) ? nil : false)
+        } atEnd: { _ in
+            .success(true)
+        }
+    }
+}

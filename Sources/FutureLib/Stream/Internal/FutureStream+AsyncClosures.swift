@@ -29,21 +29,88 @@ extension FutureStream {
         cancellationToken: CancellationToken,
         _ step: @escaping @Sendable (Result<Value, any Error>) async -> Result<U, any Error>?
     ) -> FutureStream<U> {
+        deriveAsync(at: placement, cancellationToken: cancellationToken) { result, stage in
+            if let next = await step(result) { stage.publish(next) }
+        }
+    }
+
+    /// ``derive(on:cancellationToken:_:finished:)`` for the async forms of the operators that
+    /// keep a running state or end early (`scan`, `prefix(while:)`, …): async `step` gets each
+    /// result of this stream and the new stream, one call at a time, in order, each awaited
+    /// (``SerialJobs``), so state it keeps in a ``StageBox`` is never touched by two calls at once.
+    /// The new stream finishes after the last call.
+    func deriveAsync<U: Sendable>(
+        at placement: TaskPlacement,
+        cancellationToken: CancellationToken,
+        _ step: @escaping @Sendable (Result<Value, any Error>, AsyncStage<U>) async -> Void
+    ) -> FutureStream<U> {
         let jobs = SerialJobs(placement: placement, cancellationToken: cancellationToken)
         return derive(
             on: .synchronous,
             cancellationToken: cancellationToken,
             { result, derived in
+                let stage = AsyncStage(stream: derived, cancellationToken: cancellationToken)
                 jobs.enqueue {
-                    guard !cancellationToken.isCancellationRequested, let next = await step(result),
-                        // Cancelled while `step` ran: the token's one `CancellationError` ends the stream.
-                        !cancellationToken.isCancellationRequested
-                    else { return }
-                    derived.publish(next)
+                    guard !cancellationToken.isCancellationRequested else { return }
+                    await step(result, stage)
                 }
             },
             finished: { derived in jobs.enqueue { derived.finish() } }
         )
+    }
+
+    /// ``fold(on:cancellationToken:into:_:atEnd:)`` for the async forms: `step` is awaited for
+    /// each value, one call at a time, in order (``SerialJobs``).
+    func fold<State: Sendable, U: Sendable>(
+        at placement: TaskPlacement,
+        cancellationToken: CancellationToken,
+        into initialState: State,
+        _ step: @escaping @Sendable (State, Value) async throws -> (State, U?),
+        atEnd: @escaping @Sendable (State) -> Result<U, any Error>
+    ) -> Future<U> {
+        let future = Future<U>()
+        if future.failIfCancelled(cancellationToken) { return future }
+        // The subscription's own request, as in `fold(on:)`: cancelling it unsubscribes.
+        let subscription = CancellationRequest(linkedTo: [cancellationToken])
+        let state = StageBox(initialState)
+        subscribe(at: placement, cancellationToken: subscription.token) { event in
+            guard !future.isCompleted else { return }
+            let decided: Result<U, any Error>
+            switch event {
+            case .result(.success(let value)):
+                do {
+                    let (next, answer) = try await step(state.value, value)
+                    state.value = next
+                    guard let answer else { return }
+                    decided = .success(answer)
+                } catch {
+                    decided = .failure(error)
+                }
+            case .result(.failure(let error)): decided = .failure(error)
+            case .finished: decided = atEnd(state.value)
+            case .cancelled: decided = .failure(cancelledFailure)
+            }
+            future.complete(with: decided)
+            subscription.cancel()  // decided: unsubscribe, and release the link to the caller's token
+        }
+        return future
+    }
+}
+
+/// What an async operator's step publishes into: its new stream, unless the token was cancelled
+/// while the step ran (the token's one `CancellationError` ends the stream then).
+struct AsyncStage<Value: Sendable>: Sendable {
+    let stream: FutureStream<Value>
+    let cancellationToken: CancellationToken
+
+    func publish(_ result: Result<Value, any Error>) {
+        guard !cancellationToken.isCancellationRequested else { return }
+        stream.publish(result)
+    }
+
+    /// Ends the new stream early and leaves the source (`prefix(while:)`).
+    func finishAndDetach() {
+        stream.finishAndDetach()
     }
 }
 

@@ -33,6 +33,7 @@ extension FutureStream {
 
     /// Finishes this stage before its source does and leaves the source at once (`prefix`,
     /// `zip` once an input is exhausted): nothing of it stays subscribed.
+    @usableFromInline
     func finishAndDetach() {
         finish()
         if let detach = state.withLock({ $0.detach.take() }) { detach() }
@@ -192,10 +193,12 @@ struct WaitingValues<Element: Sendable>: Sendable {
 /// The running state of a one-source operator (`scan`'s total, `removeDuplicates`' last value).
 // Sendable: read and written only by the operator's closure, which its stage's subscriber calls
 // one call at a time, each after the previous one returned (the subscriber's mailbox lock orders
-// the calls, on whatever threads they run).
+// the calls, on whatever threads they run; for the async forms, `SerialJobs`' lock orders them).
+@usableFromInline
 final class StageBox<Value>: @unchecked Sendable {
-    var value: Value
+    @usableFromInline var value: Value
 
+    @inlinable
     init(_ value: Value) {
         self.value = value
     }

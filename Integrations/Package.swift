@@ -264,6 +264,7 @@ let package = Package(
                 grpcCore,
                 grpcHTTP2,
                 serviceLifecycle,
+                serviceLifecycleTestKit,
                 logging,
                 nioConcurrencyHelpers,
             ],

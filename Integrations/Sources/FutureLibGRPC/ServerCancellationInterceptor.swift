@@ -20,11 +20,13 @@ public import GRPCCore
 ///   runs. A handle that fires in the last half of the timeout (at most 1 s before it) counts as the deadline:
 ///   GRPCCore's own timer for the same timeout starts earlier and fires first, and a client that gives up at its
 ///   deadline resets the stream before the server's deadline by the time the request took to arrive.
-/// - **Graceful shutdown** (reason `GracefulShutdownError`): ``beginGracefulShutdown()``, the `ServiceGroup` that
-///   runs the server shutting down gracefully (each RPC registers a handler), or `shutdown` cancelled (its own
-///   reason then). Call ``beginGracefulShutdown()`` *before* `server.beginGracefulShutdown()`: the transport cancels
-///   the RPCs' handles when it quiesces, which alone would read as the client (in a `ServiceGroup`, if the
-///   server's own handler runs first).
+/// - **Graceful shutdown** (reason `GracefulShutdownError`): ``beginGracefulShutdown()`` (the tokens fire before it
+///   returns), the `ServiceGroup` that runs the server shutting down gracefully (each RPC registers a handler;
+///   swift-service-lifecycle runs it inside its lock, so the tokens fire just after, from a task of their own), or
+///   `shutdown` cancelled (its own reason then). A handle that fires once the shutdown has begun counts as it.
+///   Call ``beginGracefulShutdown()`` *before* `server.beginGracefulShutdown()`: the transport cancels the RPCs'
+///   handles when it quiesces, which alone would read as the client (in a `ServiceGroup`, if the server's own
+///   handler runs first).
 /// - The token covers the handler until it returns and, for a streaming response, until its producer returns.
 /// - **Status.** Once the token is cancelled, whatever the handler throws ends the RPC with
 ///   ``GRPCCore/RPCError/Code/init(cancellationReason:)``: `DEADLINE_EXCEEDED`, `CANCELLED` or `UNAVAILABLE`, with
@@ -38,7 +40,7 @@ public struct ServerCancellationInterceptor: ServerInterceptor {
     public let shutdown: CancellationToken
     /// Whether the handler's task is cancelled when its token fires.
     public let cancelsHandlerTask: Bool
-    private let serverShutdown = CancellationRequest()
+    private let serverShutdown = ServerShutdown()
 
     /// Creates the interceptor; install one per server.
     ///
@@ -64,7 +66,7 @@ public struct ServerCancellationInterceptor: ServerInterceptor {
     /// }
     /// ```
     public func beginGracefulShutdown() {
-        serverShutdown.cancel(reason: GracefulShutdownError())
+        serverShutdown.begin()
     }
 
     // `@concurrent`, as GRPCCore's protocol (built without nonisolated(nonsending) by default) declares it.
@@ -78,7 +80,8 @@ public struct ServerCancellationInterceptor: ServerInterceptor {
     ) async throws -> StreamingServerResponse<Output> {
         let timeout = request.metadata[stringValues: GRPCTimeout.header].first(where: { _ in true })
             .flatMap(GRPCTimeout.parse)
-        let tokens = shutdown.canBeCancelled ? [serverShutdown.token, shutdown] : [serverShutdown.token]
+        let tokens =
+            shutdown.canBeCancelled ? [serverShutdown.request.token, shutdown] : [serverShutdown.request.token]
         let rpc = InboundRPC(timeout: timeout, shutdown: serverShutdown, linkedTo: tokens)
         let cancelsTask = cancelsHandlerTask
         // `next` runs in a child task that ends before `run` returns: it does not escape.

@@ -68,6 +68,29 @@ struct ServerCancellationInterceptorTests {
         #expect(reasons.all == ["DeadlineExceededError"])
     }
 
+    /// Values GRPCCore ignores (8 digits) or reads otherwise (the first of two): the token fires at the smallest.
+    @Test(arguments: [["50000000n"], ["100S", "200m"]])
+    func `the token fires at the smallest grpc-timeout sent, one GRPCCore ignores included`(
+        values: [String]
+    )
+        async throws
+    {
+        let started = Recorder<Void>()
+        let reasons = Recorder<String>()
+        try await withLoopbackServer(
+            Self.waitingService(started: started, reasons: reasons),
+            interceptors: [ServerCancellationInterceptor()]
+        ) { port, _ in
+            try await withLoopbackClient(port: port) { client in
+                var metadata = Metadata()
+                for value in values { metadata.addString(value, forKey: "grpc-timeout") }
+                let error = await #expect(throws: RPCError.self) { try await client.probe("x", metadata: metadata) }
+                #expect(error?.code == .deadlineExceeded)
+            }
+        }
+        #expect(reasons.all == ["DeadlineExceededError"])
+    }
+
     @Test func `a service group's graceful shutdown fires the token outside swift-service-lifecycle's lock`()
         async throws
     {

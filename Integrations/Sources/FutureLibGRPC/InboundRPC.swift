@@ -12,9 +12,9 @@ final class InboundRPC: Sendable {
     /// When the `grpc-timeout` the client sent passes.
     let deadline: ContinuousClock.Instant?
     /// How long before ``deadline`` a cancellation of the handle counts as the deadline: half the timeout, at most
-    /// 1 s. GRPCCore starts its own timer for the same timeout before this interceptor reads the header (tens of
-    /// milliseconds before, on a loaded machine), and a client that gives up at its deadline resets the stream
-    /// before the server's deadline by the time the request took to arrive.
+    /// 1 s. GRPCCore starts its own timer for the same timeout before this interceptor reads the header (the more
+    /// so on a loaded machine), and a client that gives up at its deadline resets the stream before the server's
+    /// deadline by the time the request took to arrive.
     let deadlineSlack: Duration
     /// The server-wide shutdown: the first RPC that sees a graceful shutdown begins it, for every RPC.
     let shutdown: ServerShutdown

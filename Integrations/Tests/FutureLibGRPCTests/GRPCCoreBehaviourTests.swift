@@ -90,7 +90,8 @@ struct GRPCCoreBehaviourTests {
         try await withLoopbackServer(service) { port, _ in
             try await withLoopbackClient(port: port) { client in
                 // 50 ms, in 8 digits (gRPC's grammar allows 1 to 8): the handler answers after 1 s.
-                #expect(try await client.probe("x", metadata: ["grpc-timeout": "50000000n"]) == "late")
+                let answer = try await client.probe("x", metadata: ["grpc-timeout": "50000000n"])
+                #expect(answer == "late")
             }
         }
         let record = try #require(try await seen.wait().first)

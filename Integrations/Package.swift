@@ -83,8 +83,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The deadline headers (`Connect-Timeout-Ms`, `grpc-timeout`): their grammars and the token's time left.
-        // No NIO, no HTTP library: the client and server adapters, a Vapor adapter and the fuzz target
-        // (`make fuzz-deadline-header`, which compiles its grammar files alone) share it.
+        // No NIO, no HTTP library: the client and server adapters, a Vapor adapter, the gRPC interceptors and the
+        // fuzz target (`make fuzz-deadline-header`, which compiles its grammar files alone) share it.
         .target(
             name: "FutureLibHTTPDeadline",
             dependencies: [
@@ -149,6 +149,7 @@ let package = Package(
         .target(
             name: "FutureLibGRPC",
             dependencies: [
+                "FutureLibHTTPDeadline",
                 "FutureLibServiceLifecycle",
                 .product(name: "Cancellation", package: "FutureLib"),
                 grpcCore,
@@ -299,10 +300,12 @@ let package = Package(
             name: "FutureLibGRPCTests",
             dependencies: [
                 "FutureLibGRPC",
+                "FutureLibHTTPDeadline",
                 .product(name: "FutureLib", package: "FutureLib"),
                 grpcCore,
                 grpcHTTP2,
                 serviceLifecycle,
+                serviceLifecycleTestKit,
                 logging,
                 nioConcurrencyHelpers,
             ],

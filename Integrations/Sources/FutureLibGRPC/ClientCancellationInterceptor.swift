@@ -1,3 +1,4 @@
+import FutureLibHTTPDeadline
 public import GRPCCore
 
 /// Makes the calls a handler makes inherit its RPC's deadline and cancellation, whatever calls them (code
@@ -12,8 +13,9 @@ public import GRPCCore
 ///
 /// ### Semantics
 /// - Inside a handler under ``ServerCancellationInterceptor`` (``RPCCancellation/token`` set), each call:
-///   - sends the time left of the inbound deadline as its `grpc-timeout` when that is sooner than the call's own
-///     (the server it calls then stops at the inbound deadline, not later);
+///   - sends the time left of the inbound deadline as its `grpc-timeout` when that is sooner than the call's own,
+///     rounded down (`GRPCTimeout.format(_:)` of `FutureLibHTTPDeadline`): the server it calls never gets more time
+///     than the caller had left;
 ///   - is cancelled, its stream reset, when the inbound token fires, and fails with
 ///     ``GRPCCore/RPCError/Code/init(cancellationReason:)``'s code (`CANCELLED`, `DEADLINE_EXCEEDED`, `UNAVAILABLE`)
 ///     and the reason as `cause`. It cancels the task that makes the call, which the inbound RPC's end ends anyway.
@@ -41,10 +43,10 @@ public struct ClientCancellationInterceptor: ClientInterceptor {
         if let reason = token.cancellationReason { throw RPCError(cancellationReason: reason) }
         var request = request
         if let left = token.timeRemaining {
-            let own = request.metadata[stringValues: GRPCTimeout.header].first(where: { _ in true })
-                .flatMap(GRPCTimeout.parse)
+            let header = DeadlineHeader.grpcTimeout
+            let own = header.timeout(in: request.metadata[stringValues: header.name])
             if own.map({ left < $0 }) ?? true {
-                request.metadata.replaceOrAddString(GRPCTimeout.encode(left), forKey: GRPCTimeout.header)
+                request.metadata.replaceOrAddString(header.fieldValue(for: left), forKey: header.name)
             }
         }
         var response: StreamingClientResponse<Output>

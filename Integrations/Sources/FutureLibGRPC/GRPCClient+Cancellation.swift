@@ -20,7 +20,9 @@ extension GRPCClient {
     ///
     /// ### Semantics
     /// - **Timeout**: `options.timeout`, the token's time left and, inside a handler, the inbound deadline's: the
-    ///   soonest. It is what GRPCCore enforces here and sends as `grpc-timeout`.
+    ///   soonest. It is what GRPCCore enforces here and sends as `grpc-timeout`. A negative one counts as zero and
+    ///   none goes past the largest `grpc-timeout` (99,999,999 hours): GRPCCore alone traps on
+    ///   `.seconds(Int64.min)` and on `Duration(attoseconds: .max)`.
     /// - **Cancellation**: when the token (or, inside a handler, the inbound RPC's token) fires, the call runs in a
     ///   child task that is cancelled: the stream is reset; the caller's task is not cancelled.
     /// - **Outcome**: a call stopped by a token throws `RPCError` with the reason's code (`CANCELLED`,

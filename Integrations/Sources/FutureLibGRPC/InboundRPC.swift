@@ -16,13 +16,13 @@ final class InboundRPC: Sendable {
     /// earlier grows with the machine's load), and a client that gives up at its deadline resets the stream before
     /// the server's deadline by the time the request took to arrive.
     let deadlineSlack: Duration
-    /// The server-wide shutdown: the first RPC that sees a graceful shutdown cancels it, for every RPC.
-    let shutdown: CancellationRequest
+    /// The server-wide shutdown: the first RPC that sees a graceful shutdown begins it, for every RPC.
+    let shutdown: ServerShutdown
     /// 0: no scope registering; 1: a scope is registering on the handle; 2: the handle fired while it was
     /// (maybe inside GRPCCore's lock), so the scope reports it once registered.
     private let registration = Atomic<UInt8>(0)
 
-    init(timeout: Duration?, shutdown: CancellationRequest, linkedTo tokens: [CancellationToken]) {
+    init(timeout: Duration?, shutdown: ServerShutdown, linkedTo tokens: [CancellationToken]) {
         request = CancellationRequest(linkedTo: tokens)
         self.shutdown = shutdown
         if let timeout {
@@ -70,7 +70,8 @@ final class InboundRPC: Sendable {
                     handleCancelled()
                 }
             } onGracefulShutdown: { [shutdown] in
-                shutdown.cancel(reason: GracefulShutdownError())
+                // swift-service-lifecycle runs this inside its lock.
+                shutdown.beginOutsideLock()
             }
         } catch {
             throw mapped(error)
@@ -83,10 +84,13 @@ final class InboundRPC: Sendable {
         return RPCError(cancellationReason: reason)
     }
 
-    /// The RPC's cancellation handle fired: the deadline (if it is due), else the client.
+    /// The RPC's cancellation handle fired: the deadline (if it is due), else the graceful shutdown (if it has
+    /// begun: the transport cancels the handles when it quiesces), else the client.
     private func handleCancelled() {
         if let deadline, ContinuousClock.now >= deadline - deadlineSlack {
             request.cancel(reason: DeadlineExceededError())
+        } else if shutdown.hasBegun {
+            request.cancel(reason: GracefulShutdownError())
         } else {
             request.cancel(reason: RPCCancelledByClientError())
         }

@@ -1,8 +1,12 @@
+import FutureLibHTTPDeadline
 import GRPCCore
 
 /// What the `cancellationToken:` calls share: the timeout from the tokens, the call in a child task that the tokens
 /// cancel, and the reason's `RPCError`.
 enum OutboundCall {
+    /// The longest timeout a call is given: the largest `grpc-timeout`, in hours.
+    static let longest = Duration.seconds(GRPCTimeout.maximumValue * 3_600)
+
     static func run<T: Sendable>(
         _ explicit: CancellationToken,
         _ options: CallOptions,
@@ -19,6 +23,10 @@ enum OutboundCall {
         if let left = token.timeRemaining {
             options.timeout = options.timeout.map { min($0, left) } ?? left
         }
+        // GRPCCore adds the timeout to its clock's now and splits it into the wire's units, which traps on a timeout
+        // near `Duration`'s largest and on a large negative one: none left, and the largest a `grpc-timeout` says,
+        // mean the same on the wire.
+        options.timeout = options.timeout.map { min(max($0, .zero), longest) }
         guard token.canBeCancelled else { return try await call(options) }
         let callOptions = options
         // The linked request lives until the call ends (its token alone would too; this says so).

@@ -1,3 +1,4 @@
+import FutureLibHTTPDeadline
 public import GRPCCore
 
 /// Gives every RPC handler a token (``RPCCancellation/token``) that is cancelled when the client cancels the RPC,
@@ -17,14 +18,19 @@ public import GRPCCore
 /// - **Client gone** (reason ``RPCCancelledByClientError``): the client reset the RPC's stream (it cancelled the
 ///   call) or its connection closed. GRPCCore's `ServerContext.cancellation` handle is the signal.
 /// - **Deadline** (reason `DeadlineExceededError`): the `grpc-timeout` the client sent, from when the interceptor
-///   runs. A handle that fires in the last half of the timeout (at most 1 s before it) counts as the deadline:
-///   GRPCCore's own timer for the same timeout starts earlier and fires first, and a client that gives up at its
-///   deadline resets the stream before the server's deadline by the time the request took to arrive.
-/// - **Graceful shutdown** (reason `GracefulShutdownError`): ``beginGracefulShutdown()``, the `ServiceGroup` that
-///   runs the server shutting down gracefully (each RPC registers a handler), or `shutdown` cancelled (its own
-///   reason then). Call ``beginGracefulShutdown()`` *before* `server.beginGracefulShutdown()`: the transport cancels
-///   the RPCs' handles when it quiesces, which alone would read as the client (in a `ServiceGroup`, if the
-///   server's own handler runs first).
+///   runs, read by `FutureLibHTTPDeadline`'s `GRPCTimeout` (sent more than once: the smallest; a value it cannot
+///   read: no deadline). A value of 8 digits counts, though GRPCCore ignores it (its parser reads at most 7): the
+///   token fires at it even where GRPCCore's handle does not. A handle that fires in the last half of the timeout
+///   (at most 1 s before it) counts as the deadline: GRPCCore's own timer for the same timeout starts earlier and
+///   fires first, and a client that gives up at its deadline resets the stream before the server's deadline by the
+///   time the request took to arrive.
+/// - **Graceful shutdown** (reason `GracefulShutdownError`): ``beginGracefulShutdown()`` (the tokens fire before it
+///   returns), the `ServiceGroup` that runs the server shutting down gracefully (each RPC registers a handler;
+///   swift-service-lifecycle runs it inside its lock, so the tokens fire just after, from a task of their own), or
+///   `shutdown` cancelled (its own reason then). A handle that fires once the shutdown has begun counts as it.
+///   Call ``beginGracefulShutdown()`` *before* `server.beginGracefulShutdown()`: the transport cancels the RPCs'
+///   handles when it quiesces, which alone would read as the client (in a `ServiceGroup`, if the server's own
+///   handler runs first).
 /// - The token covers the handler until it returns and, for a streaming response, until its producer returns.
 /// - **Status.** Once the token is cancelled, whatever the handler throws ends the RPC with
 ///   ``GRPCCore/RPCError/Code/init(cancellationReason:)``: `DEADLINE_EXCEEDED`, `CANCELLED` or `UNAVAILABLE`, with
@@ -38,7 +44,7 @@ public struct ServerCancellationInterceptor: ServerInterceptor {
     public let shutdown: CancellationToken
     /// Whether the handler's task is cancelled when its token fires.
     public let cancelsHandlerTask: Bool
-    private let serverShutdown = CancellationRequest()
+    private let serverShutdown = ServerShutdown()
 
     /// Creates the interceptor; install one per server.
     ///
@@ -64,7 +70,7 @@ public struct ServerCancellationInterceptor: ServerInterceptor {
     /// }
     /// ```
     public func beginGracefulShutdown() {
-        serverShutdown.cancel(reason: GracefulShutdownError())
+        serverShutdown.begin()
     }
 
     // `@concurrent`, as GRPCCore's protocol (built without nonisolated(nonsending) by default) declares it.
@@ -76,9 +82,10 @@ public struct ServerCancellationInterceptor: ServerInterceptor {
             @concurrent @Sendable (StreamingServerRequest<Input>, ServerContext) async throws
             -> StreamingServerResponse<Output>
     ) async throws -> StreamingServerResponse<Output> {
-        let timeout = request.metadata[stringValues: GRPCTimeout.header].first(where: { _ in true })
-            .flatMap(GRPCTimeout.parse)
-        let tokens = shutdown.canBeCancelled ? [serverShutdown.token, shutdown] : [serverShutdown.token]
+        let header = DeadlineHeader.grpcTimeout
+        let timeout = header.timeout(in: request.metadata[stringValues: header.name])
+        let tokens =
+            shutdown.canBeCancelled ? [serverShutdown.request.token, shutdown] : [serverShutdown.request.token]
         let rpc = InboundRPC(timeout: timeout, shutdown: serverShutdown, linkedTo: tokens)
         let cancelsTask = cancelsHandlerTask
         // `next` runs in a child task that ends before `run` returns: it does not escape.

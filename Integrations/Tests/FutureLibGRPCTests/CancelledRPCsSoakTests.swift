@@ -10,7 +10,7 @@ extension GRPCLoopbackSuites {
     @Suite(.timeLimit(.minutes(10)))
     struct CancelledRPCsSoakTests {
         /// RPCs per round: 2,000 by default (`make integrations-test`); `FUTURELIB_GRPC_CANCELLED_RPCS` sets another
-        /// count (10,000 for the figure).
+        /// count (10,000 for a longer run).
         static let count =
             ProcessInfo.processInfo.environment["FUTURELIB_GRPC_CANCELLED_RPCS"].flatMap { Int($0) }
             ?? 2_000

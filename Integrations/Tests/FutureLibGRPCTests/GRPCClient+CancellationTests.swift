@@ -116,4 +116,53 @@ struct GRPCClientCancellationTests {
         }
         #expect(reasons.all == ["RPCCancelledByClientError"])
     }
+
+    /// The extreme deadlines a token can have: its time left becomes the call's timeout, which GRPCCore adds to
+    /// its clock's now and writes as `grpc-timeout`.
+    @Test(arguments: [Duration.seconds(Int64.max), .seconds(Int64.max / 2), Duration(attoseconds: .max)])
+    func `a token whose deadline is the far future makes an ordinary call`(delay: Duration) async throws {
+        let seen = Recorder<String>()
+        let service = ProbeService { message, metadata, _ in
+            seen.record(metadata[stringValues: "grpc-timeout"].joined(separator: ","))
+            return message
+        }
+        try await withLoopbackServer(service, interceptors: [ServerCancellationInterceptor()]) { port, _ in
+            try await withLoopbackClient(port: port) { client in
+                let request = CancellationRequest(cancelAfter: delay)
+                let answer = try await client.probe("x", cancellationToken: request.token)
+                #expect(answer == "x")
+            }
+        }
+        print("a token \(delay) from now sends grpc-timeout \(seen.all)")
+    }
+
+    /// GRPCCore alone traps on these `CallOptions.timeout`s; through a `cancellationToken:` call, a negative one is
+    /// no time left and a huge one the largest `grpc-timeout`.
+    @Test func `extreme call timeouts have a meaning: none left, or the largest grpc-timeout`() async throws {
+        let started = Recorder<Void>()
+        let reasons = Recorder<String>()
+        try await withLoopbackServer(
+            ServerCancellationInterceptorTests.waitingService(started: started, reasons: reasons),
+            interceptors: [ServerCancellationInterceptor()]
+        ) { port, _ in
+            try await withLoopbackClient(port: port) { client in
+                for timeout in [Duration.seconds(Int64.min), .seconds(-1), Duration(attoseconds: -1)] {
+                    for token in [CancellationToken.none, CancellationRequest().token] {
+                        var options = CallOptions.defaults
+                        options.timeout = timeout
+                        let error = await #expect(throws: RPCError.self) {
+                            try await client.probe("x", options: options, cancellationToken: token)
+                        }
+                        #expect(error?.code == .deadlineExceeded)
+                    }
+                }
+                for timeout in [Duration.seconds(Int64.max), Duration(attoseconds: .max)] {
+                    var options = CallOptions.defaults
+                    options.timeout = timeout
+                    let answer = try await client.probe("ping", options: options, cancellationToken: .none)
+                    #expect(answer == "pong")
+                }
+            }
+        }
+    }
 }

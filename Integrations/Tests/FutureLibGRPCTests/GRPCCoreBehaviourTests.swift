@@ -14,14 +14,18 @@ struct GRPCCoreBehaviourTests {
         var timeoutHeader: String?
     }
 
-    /// A handler that waits (up to 5 s) for its RPC's cancellation handle, ignoring task cancellation, then
+    /// A handler that waits (up to `patience`) for its RPC's cancellation handle, ignoring task cancellation, then
     /// records what it saw.
-    static func waitingService(started: Recorder<Void>, seen: Recorder<Seen>) -> ProbeService {
+    static func waitingService(
+        started: Recorder<Void>,
+        seen: Recorder<Seen>,
+        patience: Duration = .seconds(5)
+    ) -> ProbeService {
         ProbeService { message, metadata, context in
             if message == "ping" { return "pong" }
             started.record(())
             let clock = ContinuousClock()
-            let end = clock.now + .seconds(5)
+            let end = clock.now + patience
             while !context.cancellation.isCancelled, clock.now < end {
                 try? await Task.sleep(for: .milliseconds(2))
             }
@@ -77,6 +81,41 @@ struct GRPCCoreBehaviourTests {
         #expect(!record.taskCancelled)
         print("grpc-swift-2: a 200 ms timeout arrives as grpc-timeout: \(record.timeoutHeader ?? "nil")")
         #expect(record.timeoutHeader != nil)
+    }
+
+    @Test func `a grpc-timeout of 8 digits is ignored: the handle does not fire at it`() async throws {
+        let started = Recorder<Void>()
+        let seen = Recorder<Seen>()
+        let service = Self.waitingService(started: started, seen: seen, patience: .seconds(1))
+        try await withLoopbackServer(service) { port, _ in
+            try await withLoopbackClient(port: port) { client in
+                // 50 ms, in 8 digits (gRPC's grammar allows 1 to 8): the handler answers after 1 s.
+                let answer = try await client.probe("x", metadata: ["grpc-timeout": "50000000n"])
+                #expect(answer == "late")
+            }
+        }
+        let record = try #require(try await seen.wait().first)
+        #expect(!record.handleCancelled)
+        #expect(record.timeoutHeader == "50000000n")
+    }
+
+    /// GRPCCore's parser of `grpc-timeout` reads a sign and reaches a precondition on a negative amount, before any
+    /// interceptor runs: the whole process stops (in a child process here, which a crash is expected to end).
+    @Test func `a negative grpc-timeout stops the server's process`() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            do {
+                try await withLoopbackServer(ProbeService { _, _, _ in "answered" }) { port, _ in
+                    try await withLoopbackClient(port: port) { client in
+                        _ = try await client.probe("x", metadata: ["grpc-timeout": "-1S"])
+                    }
+                }
+            } catch {
+                // An error is an outcome too, and exits normally: only a crash fails the process.
+            }
+        }
+        // The crash is GRPCCore's precondition in its `Timeout`, not some other failure of the child process.
+        let standardError = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(standardError.contains("Timeout.swift"))
     }
 
     @Test func `graceful shutdown fires the handle, never the handler's task`() async throws {

@@ -1,5 +1,6 @@
 import FutureLib
 import FutureLibGRPC
+import FutureLibHTTPDeadline
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import NIOConcurrencyHelpers
@@ -182,6 +183,35 @@ extension GRPCLoopbackSuites {
                     "leaf": "RPCCancelledByClientError",
                 ]
             )
+        }
+
+        /// 100,000 s: what is left of it a moment later needs more than 8 digits of milliseconds, so the value sent
+        /// is rounded to a unit: up, it would say all 100,000 s again.
+        @Test func `a callee never gets more time than the caller had left: the time left goes out rounded down`()
+            async throws
+        {
+            let sent = Recorder<String>()
+            let leaf = ProbeService { _, metadata, _ in
+                sent.record(metadata[stringValues: "grpc-timeout"].joined(separator: ","))
+                return "leaf"
+            }
+            let propagating: [any ClientInterceptor] = [ClientCancellationInterceptor()]
+            try await withLoopbackServer(leaf) { leafPort, _ in
+                try await withLoopbackClient(port: leafPort, interceptors: propagating) { leafClient in
+                    let edge = ProbeService { message, _, _ in try await leafClient.probe(message) }
+                    try await withLoopbackServer(edge, interceptors: [ServerCancellationInterceptor()]) { edgePort, _ in
+                        try await withLoopbackClient(port: edgePort) { client in
+                            let answer = try await client.probe("x", metadata: ["grpc-timeout": "100000S"])
+                            #expect(answer == "leaf")
+                        }
+                    }
+                }
+            }
+            let value = try #require(sent.all.first)
+            print("an inbound grpc-timeout of 100000S goes out as \(value)")
+            let timeout = try #require(GRPCTimeout.parse(value))
+            #expect(timeout < .seconds(100_000))
+            #expect(timeout > .seconds(99_000))
         }
 
         @Test func `a call made inside detached outlives its cancelled parent`() async throws {

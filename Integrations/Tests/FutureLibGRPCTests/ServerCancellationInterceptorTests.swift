@@ -1,6 +1,8 @@
 import FutureLibGRPC
 import GRPCCore
 import GRPCNIOTransportHTTP2
+import ServiceLifecycle
+import ServiceLifecycleTestKit
 import Testing
 
 /// The server's token (`RPCCancellation.token`) under `ServerCancellationInterceptor`, on loopback.
@@ -64,6 +66,62 @@ struct ServerCancellationInterceptorTests {
             }
         }
         #expect(reasons.all == ["DeadlineExceededError"])
+    }
+
+    /// Values GRPCCore ignores (8 digits) or reads otherwise (the first of two): the token fires at the smallest.
+    @Test(arguments: [["50000000n"], ["100S", "200m"]])
+    func `the token fires at the smallest grpc-timeout sent, one GRPCCore ignores included`(
+        values: [String]
+    )
+        async throws
+    {
+        let started = Recorder<Void>()
+        let reasons = Recorder<String>()
+        try await withLoopbackServer(
+            Self.waitingService(started: started, reasons: reasons),
+            interceptors: [ServerCancellationInterceptor()]
+        ) { port, _ in
+            try await withLoopbackClient(port: port) { client in
+                var metadata = Metadata()
+                for value in values { metadata.addString(value, forKey: "grpc-timeout") }
+                let error = await #expect(throws: RPCError.self) { try await client.probe("x", metadata: metadata) }
+                #expect(error?.code == .deadlineExceeded)
+            }
+        }
+        #expect(reasons.all == ["DeadlineExceededError"])
+    }
+
+    @Test func `a service group's graceful shutdown fires the token outside swift-service-lifecycle's lock`()
+        async throws
+    {
+        let started = Recorder<Void>()
+        let shuttingDown = Recorder<Bool>()
+        let reasons = Recorder<String>()
+        let service = ProbeService { _, _, _ in
+            let token = RPCCancellation.token
+            token.onCancel {
+                reasons.record(reasonName(token))
+                // Reads swift-service-lifecycle's state, under its lock: a handler run inside that lock never returns.
+                shuttingDown.record(Task.isShuttingDownGracefully)
+            }
+            started.record(())
+            await token.wait()
+            try token.checkCancellation()
+            return "done"
+        }
+        try await testGracefulShutdown { trigger in
+            try await withLoopbackServer(service, interceptors: [ServerCancellationInterceptor()]) { port, _ in
+                try await withLoopbackClient(port: port) { client in
+                    let answer = Task { try await client.probe("x") }
+                    _ = try await started.wait()
+                    trigger.triggerGracefulShutdown()
+                    let error = await #expect(throws: RPCError.self) { try await answer.value }
+                    #expect(error?.code == .unavailable)
+                }
+            }
+        }
+        #expect(try await shuttingDown.wait() == [true])
+        #expect(reasons.all == ["GracefulShutdownError"])
     }
 
     @Test func `graceful shutdown fires the token with GracefulShutdownError and ends the RPC UNAVAILABLE`()

@@ -117,12 +117,17 @@ extension GRPCClient {
     }
 
     /// A unary call of `Probe.unary` bounded by `token`.
-    func probe(_ message: String, cancellationToken: CancellationToken) async throws -> String {
+    func probe(
+        _ message: String,
+        options: CallOptions = .defaults,
+        cancellationToken: CancellationToken
+    ) async throws -> String {
         try await unary(
             request: ClientRequest(message: message),
             descriptor: Probe.unary,
             serializer: UTF8Serializer(),
             deserializer: UTF8Deserializer(),
+            options: options,
             cancellationToken: cancellationToken
         ) { try $0.message }
     }

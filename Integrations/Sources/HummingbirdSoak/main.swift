@@ -31,13 +31,6 @@ let memoryBound = 8 << 20
 let requests = CommandLine.arguments.dropFirst().lazy.compactMap { Int($0) }.first ?? 100_000
 let clients = 8
 
-/// The resident set in bytes, from /proc/self/statm (0 where there is none).
-func residentBytes() -> Int {
-    let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
-    let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-}
-
 func megabytes(_ bytes: Int) -> String {
     let tenths = (bytes * 10) >> 20
     return "\(tenths / 10).\(tenths % 10) MB"

@@ -26,8 +26,9 @@ public import Vapor
 ///   observer first in each accepted connection's pipeline, before Vapor's handlers. If a Vapor release changes
 ///   what reflection finds, the server still serves, logs a warning, and the tokens do not follow the client
 ///   (``RequestCancellation/observesClient`` is `false`); `FutureLibVaporTests` checks it for the Vapor version
-///   it builds with (and the fallback, with a finder that fails). Connections accepted before the handler is in place
-///   (while `start` returns) are not observed.
+///   it builds with (and the fallback, with a finder that fails). Connections accepted before the handler is in
+///   place (while `start` returns) are not observed, nor connections over a Unix domain socket (a request finds its
+///   connection by its client's address, and all of that socket's clients share one unnamed address).
 /// - `shutdown()` (what Vapor's `serve` command calls on `SIGTERM` and `SIGINT`, and `Application.asyncShutdown()`)
 ///   first cancels every request in flight, and every later one, with `GracefulShutdownError`
 ///   (``Vapor/Application/requestShutdown``), then lets Vapor's server close its connections once their responses

@@ -1,5 +1,6 @@
 public import AsyncHTTPClient
 public import NIOCore
+import NIOHTTP1
 
 // What the server tests (Hummingbird, Vapor) drive their applications with besides raw sockets: an AsyncHTTPClient
 // that keeps one connection, and a way for a raw client to leave.

@@ -98,15 +98,11 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
         let stop = shutdown.canBeCancelled ? CancellationRequest(linkedTo: [shutdown]) : CancellationRequest()
         var context = context
         context.cancellation.request = stop
-        let caller = callerTimeout(of: request)
-        if let caller {
-            let clock = SystemClock()
-            context.cancellation.caller = CancellationDeadline(instant: clock.now + caller, clock: clock)
-        }
+        context.cancellation.caller = callerDeadline(of: request)
         let connection = context.cancellation.connection
         connection?.watch(stop)
         defer { connection?.unwatch(stop) }
-        if let budget = [deadline, caller].compactMap({ $0 }).min() { stop.cancel(after: budget) }
+        stop.cancel(after: deadline, notAfter: context.cancellation.caller)
         return try await withGracefulShutdownHandler {
             do {
                 return try await next(request, context)
@@ -123,10 +119,10 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
 }
 
 extension RequestCancellationMiddleware {
-    /// The timeout the caller sent in ``deadlineHeader``, if any valid one.
-    private func callerTimeout(of request: Request) -> Duration? {
+    /// The deadline the caller sent in ``deadlineHeader``, from now, if any valid one.
+    private func callerDeadline(of request: Request) -> CancellationDeadline? {
         guard let deadlineHeader, let name = HTTPField.Name(deadlineHeader.name) else { return nil }
-        return deadlineHeader.timeout(in: request.headers[values: name])
+        return deadlineHeader.callerDeadline(in: request.headers[values: name])
     }
 }
 

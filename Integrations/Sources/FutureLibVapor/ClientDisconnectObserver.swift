@@ -41,9 +41,13 @@ final class ClientDisconnectObserver: ChannelInboundHandler, RemovableChannelHan
     }
 
     /// Registers the connection under its client's address, once (an accepted connection knows it when the handler
-    /// is added).
+    /// is added). Only an IP address (one with a port) names one connection: every client of a Unix domain socket
+    /// has the same unnamed address, so such a connection is not registered, and its requests are not observed
+    /// rather than watching another client's connection.
     private func register(context: ChannelHandlerContext) {
-        guard key == nil, !connection.isGone, let remote = context.channel.remoteAddress else { return }
+        guard key == nil, !connection.isGone, let remote = context.channel.remoteAddress, remote.port != nil else {
+            return
+        }
         let key = ClientConnection.Key(remote: remote, loop: ObjectIdentifier(context.eventLoop))
         self.key = key
         ClientConnection.register(connection, for: key)
@@ -110,7 +114,7 @@ final class ClientConnection: Sendable {
 
     /// A connection as a Vapor request knows it: its client's address and its event loop (`Request.remoteAddress`,
     /// `Request.eventLoop`); Vapor's requests carry no reference to their channel. Two open TCP connections to one
-    /// server never share a client address.
+    /// server never share a client address (two Unix domain socket connections do: they are not registered).
     struct Key: Hashable, Sendable {
         let remote: SocketAddress
         let loop: ObjectIdentifier

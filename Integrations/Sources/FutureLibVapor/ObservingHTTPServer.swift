@@ -26,13 +26,18 @@ public import Vapor
 ///   observer first in each accepted connection's pipeline, before Vapor's handlers. If a Vapor release changes
 ///   what reflection finds, the server still serves, logs a warning, and the tokens do not follow the client
 ///   (``RequestCancellation/observesClient`` is `false`); `FutureLibVaporTests` checks it for the Vapor version
-///   it builds with. Connections accepted before the handler is in place (while `start` returns) are not observed.
+///   it builds with (and the fallback, with a finder that fails). Connections accepted before the handler is in
+///   place (while `start` returns) are not observed, nor connections over a Unix domain socket (a request finds its
+///   connection by its client's address, and all of that socket's clients share one unnamed address).
 /// - `shutdown()` (what Vapor's `serve` command calls on `SIGTERM` and `SIGINT`, and `Application.asyncShutdown()`)
 ///   first cancels every request in flight, and every later one, with `GracefulShutdownError`
 ///   (``Vapor/Application/requestShutdown``), then lets Vapor's server close its connections once their responses
 ///   are written.
 public struct ObservingHTTPServer: Server {
     private let application: Application
+    /// Finds Vapor's listening channel: ``listeningChannel(of:)``, or in the tests one that fails as it would
+    /// against a Vapor whose fields changed.
+    private let findListeningChannel: @Sendable (HTTPServer) -> (any Channel)?
 
     /// The server of `application`: its shared `HTTPServer`, observed.
     ///
@@ -42,7 +47,12 @@ public struct ObservingHTTPServer: Server {
     ///
     /// - Parameter application: The application whose `app.http.server.shared` serves.
     public init(application: Application) {
+        self.init(application: application, findListeningChannel: Self.listeningChannel(of:))
+    }
+
+    init(application: Application, findListeningChannel: @escaping @Sendable (HTTPServer) -> (any Channel)?) {
         self.application = application
+        self.findListeningChannel = findListeningChannel
     }
 
     private var http: HTTPServer { application.http.server.shared }
@@ -97,7 +107,7 @@ public struct ObservingHTTPServer: Server {
     /// Puts the observer-adding handler first in the listening channel's pipeline; `nil` (after a warning) when
     /// reflection finds no listening channel.
     private func observe() -> EventLoopFuture<Void>? {
-        guard let listener = Self.listeningChannel(of: http) else {
+        guard let listener = findListeningChannel(http) else {
             application.logger.warning(
                 "FutureLibVapor: Vapor's listening channel was not found; request tokens will not follow the client"
             )

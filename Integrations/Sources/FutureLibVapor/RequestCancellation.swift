@@ -68,8 +68,7 @@ public struct RequestCancellation: Sendable {
     ///
     /// - Parameter delay: How long from now.
     public func setDeadline(_ delay: Duration) {
-        guard let request else { return }
-        request.cancel(after: caller.map { min(delay, $0.remaining) } ?? delay)
+        request?.cancel(after: delay, notAfter: caller)
     }
 }
 

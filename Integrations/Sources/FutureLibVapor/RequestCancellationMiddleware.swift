@@ -96,20 +96,14 @@ public struct RequestCancellationMiddleware: Middleware {
             if let deadline { outer.setDeadline(deadline) }
             return next.respond(to: request)
         }
-        let stop =
-            shutdown.canBeCancelled
-            ? CancellationRequest(linkedTo: request.application.requestShutdown.token, shutdown)
-            : CancellationRequest(linkedTo: request.application.requestShutdown.token)
+        // The link ignores `shutdown` when it is `.none` (the default).
+        let stop = CancellationRequest(linkedTo: request.application.requestShutdown.token, shutdown)
         let connection = ClientConnection.connection(remote: request.remoteAddress, loop: request.eventLoop)
         var cancellation = RequestCancellation(request: stop, connection: connection)
-        let caller = callerTimeout(of: request)
-        if let caller {
-            let clock = SystemClock()
-            cancellation.caller = CancellationDeadline(instant: clock.now + caller, clock: clock)
-        }
+        cancellation.caller = callerDeadline(of: request)
         request.storage[RequestCancellationKey.self] = cancellation
         connection?.watch(stop)
-        if let budget = [deadline, caller].compactMap({ $0 }).min() { stop.cancel(after: budget) }
+        stop.cancel(after: deadline, notAfter: cancellation.caller)
         let response = next.respond(to: request)
         guard respondsToCancellation else {
             guard let connection else { return response }
@@ -129,11 +123,10 @@ public struct RequestCancellationMiddleware: Middleware {
 }
 
 extension RequestCancellationMiddleware {
-    /// The timeout the caller sent in ``deadlineHeader``, if any valid one.
-    private func callerTimeout(of request: Request) -> Duration? {
+    /// The deadline the caller sent in ``deadlineHeader``, from now, if any valid one.
+    private func callerDeadline(of request: Request) -> CancellationDeadline? {
         guard let deadlineHeader else { return nil }
-        let values = request.headers[deadlineHeader.name]
-        return values.isEmpty ? nil : deadlineHeader.timeout(in: values)
+        return deadlineHeader.callerDeadline(in: request.headers[deadlineHeader.name])
     }
 }
 

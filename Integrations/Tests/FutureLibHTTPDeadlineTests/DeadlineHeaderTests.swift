@@ -79,4 +79,22 @@ import Testing
         #expect(header.fieldValue(for: request.token, timeout: .seconds(30)) == "0")
         #expect(DeadlineHeader.grpcTimeout.fieldValue(for: .cancelled, timeout: nil) == "0n")
     }
+
+    @Test func `grpc-timeout takes the hostile values Connect-Timeout-Ms does: a plus sign, -0, non-ASCII digits`() {
+        #expect(GRPCTimeout.parse("+5S") == nil)
+        #expect(GRPCTimeout.parse("-0S") == .zero)
+        #expect(GRPCTimeout.parse("٣S") == nil)
+        #expect(GRPCTimeout.parse("0000000000005m") == .milliseconds(5))  // leading zeros beyond 8 digits
+        #expect(GRPCTimeout.parse("5S\n") == nil)
+    }
+
+    @Test func `one attosecond either side of zero formats as no time left: rounded down, never up`() {
+        for duration in [Duration(attoseconds: 1), Duration(attoseconds: -1)] {
+            #expect(MillisecondsTimeout.format(duration) == "0")
+            #expect(GRPCTimeout.format(duration) == "0n")
+            #expect(DeadlineHeader.connectTimeout.fieldValue(for: .none, timeout: duration) == "0")
+        }
+        #expect(MillisecondsTimeout.format(.milliseconds(1) - Duration(attoseconds: 1)) == "0")
+        #expect(GRPCTimeout.format(.nanoseconds(1) + Duration(attoseconds: 1)) == "1n")
+    }
 }

@@ -45,6 +45,19 @@ struct DeadlineHeaderLoopbackTests {
                     ).value()
                     return String(buffer: try await response.body.collect(upTo: 1024))
                 }
+                // The streaming form (the head, then the body as it streams) sends it the same way.
+                func receivedStreaming(
+                    _ token: CancellationToken,
+                    header: DeadlineHeader? = .connectTimeout
+                ) async throws -> String {
+                    let response = try await client.execute(
+                        HTTPClientRequest(url: url),
+                        timeout: .seconds(30),
+                        deadlineHeader: header,
+                        cancellationToken: token
+                    ).value()
+                    return String(buffer: try await response.body.collect(upTo: 1024))
+                }
                 // A ManualClock makes the token's time left exact.
                 let clock = ManualClock()
                 let deadline = CancellationRequest(cancelAfter: .milliseconds(2_750), clock: clock)
@@ -62,6 +75,9 @@ struct DeadlineHeaderLoopbackTests {
                 #expect(preset == "700")  // a value already there is never raised
                 #expect(optedOut == "")  // deadlineHeader: nil
                 #expect(inherited == "2500")  // a call inherits its caller's deadline
+                #expect(try await receivedStreaming(deadline.token) == "2500")
+                #expect(try await receivedStreaming(.none) == "30000")
+                #expect(try await receivedStreaming(deadline.token, header: nil) == "")
             }
         } catch {
             try await client.shutdown()

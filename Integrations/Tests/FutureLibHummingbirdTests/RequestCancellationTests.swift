@@ -7,12 +7,6 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A Hummingbird application with `RequestCancellationMiddleware` and `.http1ObservingClientDisconnects()`, on
 /// loopback, driven by real clients. Serialized: the tests count the application's observed connections.
 @Suite(.serialized, .timeLimit(.minutes(5)))
@@ -23,23 +17,11 @@ struct RequestCancellationTests {
     @Test("a keep-alive client sends 10^4 requests on one connection, none fails, and the connection stays open")
     func keepAliveSurvives() async throws {
         try await withHummingbirdApp { app in
-            var configuration = HTTPClient.Configuration()
-            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1
-            let client = HTTPClient(eventLoopGroup: app.group, configuration: configuration)
-            var failures = 0
-            var connections = Set<String>()
-            for _ in 0..<Self.keepAliveRequests {
-                do {
-                    let response = try await client.execute(
-                        HTTPClientRequest(url: app.url("/fast")),
-                        timeout: .seconds(30)
-                    )
-                    let body = try await response.body.collect(upTo: 1024)
-                    if response.status == .ok { connections.insert(String(buffer: body)) } else { failures += 1 }
-                } catch {
-                    failures += 1
-                }
-            }
+            let client = HTTPClient.keepingOneConnection(on: app.group)
+            let (connections, failures) = await client.getOneAfterAnother(
+                Self.keepAliveRequests,
+                from: app.url("/fast")
+            )
             #expect(failures == 0)
             #expect(connections.count == 1, "the client's connection was closed and reopened")
             #expect(ClientDisconnectObserver.observedConnections == 1)
@@ -65,10 +47,7 @@ struct RequestCancellationTests {
             try await client.get("/proxy?ms=60000&tag=gone")
             #expect(await app.upstream.waitUntil { $0.requests == 1 })
             let disconnectedAt = ContinuousClock.now
-            switch disconnect {
-            case .close: try await client.channel.close()
-            case .halfClose: try await client.channel.close(mode: .output)
-            }
+            try await client.leave(disconnect)
             // The upstream's response would take a minute: seeing its connection close early proves the token fired.
             #expect(await app.upstream.waitUntil { $0.closedEarly == 1 })
             #expect(await waitUntil { app.reason("gone") != nil })
@@ -84,11 +63,6 @@ struct RequestCancellationTests {
             }
             #expect(await waitUntil { ClientDisconnectObserver.observedConnections == 0 })
         }
-    }
-
-    enum Disconnect: Sendable, CustomTestStringConvertible {
-        case close, halfClose
-        var testDescription: String { self == .close ? "close" : "half-close" }
     }
 
     @Test("a route deadline answers 504, the reason is DeadlineExceededError, and the upstream call is cancelled")
@@ -145,19 +119,4 @@ struct RequestCancellationTests {
         #expect(HTTPResponse.Status(cancellationReason: GracefulShutdownError()) == .serviceUnavailable)
         #expect(HTTPResponse.Status(cancellationReason: CancellationError()) == nil)
     }
-}
-
-/// Polls `condition` every few milliseconds until it holds or `limit` passes.
-func waitUntil(limit: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
-    let end = ContinuousClock.now + limit
-    while ContinuousClock.now < end {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
-}
-
-func environmentInteger(_ name: String) -> Int? {
-    guard let value = getenv(name) else { return nil }
-    return Int(String(cString: value))
 }

@@ -32,23 +32,11 @@ extension VaporApplicationTests {
         @Test("a keep-alive client sends 10^4 requests on one connection, none fails, and the connection stays open")
         func keepAliveSurvives() async throws {
             try await withVaporApp { app in
-                var configuration = HTTPClient.Configuration()
-                configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1
-                let client = HTTPClient(eventLoopGroup: app.group, configuration: configuration)
-                var failures = 0
-                var connections = Set<String>()
-                for _ in 0..<Self.keepAliveRequests {
-                    do {
-                        let response = try await client.execute(
-                            HTTPClientRequest(url: app.url("/fast")),
-                            timeout: .seconds(30)
-                        )
-                        let body = try await response.body.collect(upTo: 1024)
-                        if response.status == .ok { connections.insert(String(buffer: body)) } else { failures += 1 }
-                    } catch {
-                        failures += 1
-                    }
-                }
+                let client = HTTPClient.keepingOneConnection(on: app.group)
+                let (connections, failures) = await client.getOneAfterAnother(
+                    Self.keepAliveRequests,
+                    from: app.url("/fast")
+                )
                 #expect(failures == 0)
                 #expect(connections.count == 1, "the client's connection was closed and reopened")
                 #expect(ClientConnection.registeredCount == 1)
@@ -74,10 +62,7 @@ extension VaporApplicationTests {
                 try await client.get("/proxy?ms=60000&tag=gone")
                 #expect(await app.upstream.waitUntil { $0.requests == 1 })
                 let disconnectedAt = ContinuousClock.now
-                switch disconnect {
-                case .close: try await client.channel.close()
-                case .halfClose: try await client.channel.close(mode: .output)
-                }
+                try await client.leave(disconnect)
                 // The upstream's response would take a minute: seeing its connection close early proves the token fired.
                 #expect(await app.upstream.waitUntil { $0.closedEarly == 1 })
                 #expect(await waitUntil { app.reason("gone") != nil })
@@ -94,11 +79,6 @@ extension VaporApplicationTests {
                 }
                 #expect(await waitUntil { ClientConnection.registeredCount == 0 })
             }
-        }
-
-        enum Disconnect: Sendable, CustomTestStringConvertible {
-            case close, halfClose
-            var testDescription: String { self == .close ? "close" : "half-close" }
         }
 
         @Test("Vapor does not cancel the route's task when its client goes away: only the token says so")
@@ -119,9 +99,7 @@ extension VaporApplicationTests {
         )
         func deadlineAnswers504() async throws {
             try await withVaporApp { app in
-                var configuration = HTTPClient.Configuration()
-                configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1
-                let client = HTTPClient(eventLoopGroup: app.group, configuration: configuration)
+                let client = HTTPClient.keepingOneConnection(on: app.group)
                 let response = try await client.execute(
                     HTTPClientRequest(url: app.url("/deadline/proxy?ms=60000&tag=late")),
                     timeout: .seconds(60)
@@ -146,9 +124,7 @@ extension VaporApplicationTests {
         )
         func callerDeadlineAnswers504() async throws {
             try await withVaporApp { app in
-                var configuration = HTTPClient.Configuration()
-                configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1
-                let client = HTTPClient(eventLoopGroup: app.group, configuration: configuration)
+                let client = HTTPClient.keepingOneConnection(on: app.group)
                 for (path, tag) in [("/proxy", "caller"), ("/deadline/proxy", "caller-shorter")] {
                     var request = HTTPClientRequest(url: app.url("\(path)?ms=60000&tag=\(tag)"))
                     request.headers.add(name: "Connect-Timeout-Ms", value: "200")

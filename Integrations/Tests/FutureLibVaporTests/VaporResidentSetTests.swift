@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import IntegrationsTestSupport
 import NIOConcurrencyHelpers
 import NIOCore
 import Testing

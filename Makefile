@@ -7,7 +7,7 @@ SHIM_CC ?= $(shell command -v cc || command -v clang)
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
 .PHONY: help build test forms-update api-check api-breakage test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-thresholds bench-thresholds-update bench-instructions bench-instructions-update bench-report bench-callgrind clean \
-	integrations-test integrations-soak demo-server fuzz-deadline-header stream-oracle
+	integrations-test integrations-soak bench-http demo-server fuzz-deadline-header stream-oracle
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -133,6 +133,16 @@ fuzz-deadline-header: ## libFuzzer (-sanitize=fuzzer,address) on the deadline he
 
 integrations-soak: ## A Hummingbird application under keep-alive load (release): 10⁵ requests (SOAK_REQUESTS), fails on resident-set growth or a wrong answer
 	cd Integrations && $(SWIFT) run -c release --scratch-path .build-release HummingbirdSoak $${SOAK_REQUESTS:-100000}
+
+# Not in CI: throughput on a shared machine is noise; run it on a quiet one and read the load it prints.
+# BENCH_HTTP_FLAGS passes options to the script (--rounds, --duration, --only proxy,hummingbird,vapor, ...).
+bench-http: ## What a request token and the AsyncHTTPClient adapter cost a server (release): wrk against plain and token servers side by side (Hummingbird proxy, Hummingbird, Vapor), medians, ratios, allocations per request; needs wrk (apt-get install wrk)
+	@command -v wrk > /dev/null || { echo "bench-http: needs wrk (Debian/Ubuntu: apt-get install -y wrk)"; exit 1; }
+	cd Integrations && $(SWIFT) build -c release --product HummingbirdCostServer
+	cd Integrations && $(SWIFT) build -c release --product VaporCostServer
+	mkdir -p .build/bench-http
+	$(SHIM_CC) -shared -fPIC -O2 -o .build/bench-http/libmalloc-count.so Scripts/bench-http/malloc-count.c
+	python3 Scripts/bench-http.py $(BENCH_HTTP_FLAGS)
 
 demo-server: ## Run the server-side demo: AsyncHTTPClient requests cancelled by deadlines and graceful shutdown
 	cd Integrations && $(SWIFT) run DemoServer

@@ -102,6 +102,8 @@ let package = Package(
                 nioCore,
                 // `HTTPHeaders`' members, to write the deadline header.
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // `MultiThreadedEventLoopGroup.currentEventLoop`: a request's task runs on the loop that resumed it.
+                .product(name: "NIOPosix", package: "swift-nio"),
                 logging,
             ],
             swiftSettings: swiftSettings
@@ -253,6 +255,16 @@ let package = Package(
             name: "VaporCostServer",
             dependencies: [
                 "FutureLibVapor", vapor, logging, nioCore, .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The cost of a request token and of the AsyncHTTPClient adapter under Hummingbird, measured with `wrk`
+        // (`make bench-http`).
+        .executableTarget(
+            name: "HummingbirdCostServer",
+            dependencies: [
+                "FutureLibAsyncHTTPClient", "FutureLibHummingbird", hummingbird, asyncHTTPClient, logging, nioCore,
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

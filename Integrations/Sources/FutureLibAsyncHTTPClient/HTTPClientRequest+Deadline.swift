@@ -31,7 +31,7 @@ extension HTTPClientRequest {
     ) {
         let own = Duration.nanoseconds(timeout.nanoseconds)
         let existing = header.timeout(in: headers[header.name])
-        let bound = [own, existing].compactMap { $0 }.min() ?? own
+        let bound = existing.map { min($0, own) } ?? own
         guard let value = header.fieldValue(for: cancellationToken, timeout: bound) else { return }
         headers.replaceOrAdd(name: header.name, value: value)
     }

@@ -22,8 +22,11 @@ extension DeadlineHeader {
     ///   - timeout: Another bound (a client's own timeout), if any.
     /// - Returns: The value to send, or nil for no header.
     public func fieldValue(for cancellationToken: CancellationToken, timeout: Duration?) -> String? {
-        let remaining = cancellationToken.timeRemaining
-        guard let bound = [remaining, timeout].compactMap({ $0 }).min() else { return nil }
-        return fieldValue(for: bound)
+        // Optionals compared directly, not through an array: this runs for every request the client adapter sends.
+        switch (cancellationToken.timeRemaining, timeout) {
+        case (let remaining?, let timeout?): fieldValue(for: min(remaining, timeout))
+        case (let bound?, nil), (nil, let bound?): fieldValue(for: bound)
+        case (nil, nil): nil
+        }
     }
 }

@@ -11,7 +11,8 @@ Three comparisons, each between two release-built servers on 127.0.0.1 (Integrat
 
 Both servers of a comparison run side by side; `wrk` (keep-alive, one thread) loads one at a time, alternating
 which goes first from round to round, each run after a warm-up of its own. Printed: each round's requests per
-second, the medians and their ratio (the second side over the first). Then allocations per request: each server
+second, the medians and their ratio (the second side over the first), and the server's CPU time per answered request (user + system, from /proc: less
+sensitive than the rate to other processes on a shared machine). Then allocations per request: each server
 again, alone, with Scripts/bench-http/malloc-count.c preloaded, its heap allocations counted over one `wrk` run
 (after a warm-up) and divided by the requests `wrk` saw answered. Timing figures are printed, never asserted.
 
@@ -84,6 +85,13 @@ def stop(process: subprocess.Popen) -> None:
     process.wait()
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process so far (its threads included), from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def wrk(port: int, seconds: float, connections: int):
     """Requests per second and requests answered, of one `wrk` run."""
     output = subprocess.run(
@@ -104,6 +112,7 @@ def throughput(name: str, sides, rounds: int, duration: float, warm_up: float, c
                  for (_, product, arguments, *binaries), port in zip(sides, ports)]
     letters = "ABCD"
     rates = [[] for _ in sides]
+    cpu = [[] for _ in sides]  # the server's CPU time per answered request, in µs
     try:
         print(f"\n{name}: " + " vs ".join(f"{side[0]} ({letters[index]})" for index, side in enumerate(sides))
               + f", {rounds} rounds of {duration:g} s (warm-up {warm_up:g} s), wrk -t1 -c{connections}, load {load()}")
@@ -112,7 +121,10 @@ def throughput(name: str, sides, rounds: int, duration: float, warm_up: float, c
             order = [(round + index) % len(sides) for index in range(len(sides))]
             for side in order:
                 wrk(ports[side], warm_up, connections)
-                rates[side].append(wrk(ports[side], duration, connections)[0])
+                before = cpu_seconds(processes[side].pid)
+                rate, answered = wrk(ports[side], duration, connections)
+                rates[side].append(rate)
+                cpu[side].append((cpu_seconds(processes[side].pid) - before) / answered * 1e6)
             print(f"  round {round + 1}: "
                   + "  ".join(f"{letters[index]} {rates[index][-1]:9.1f}" for index in range(len(sides)))
                   + "  " + "  ".join(f"{letters[index]}/A {rates[index][-1] / rates[0][-1]:.3f}"
@@ -121,6 +133,10 @@ def throughput(name: str, sides, rounds: int, duration: float, warm_up: float, c
     finally:
         for process in processes:
             stop(process)
+    for index, side in enumerate(cpu):
+        print(f"  server CPU per request, {letters[index]}: " + ", ".join(f"{value:.1f}" for value in side)
+              + f" µs; median {statistics.median(side):.1f} µs"
+              + (f", {letters[index]}/A {statistics.median(side) / statistics.median(cpu[0]):.3f}" if index else ""))
     medians = [statistics.median(side) for side in rates]
     print("  median: " + ", ".join(f"{letters[index]} {value:.1f} req/s" for index, value in enumerate(medians))
           + ", " + ", ".join(f"{letters[index]}/A {medians[index] / medians[0]:.3f}" for index in range(1, len(sides))))

@@ -102,8 +102,6 @@ let package = Package(
                 nioCore,
                 // `HTTPHeaders`' members, to write the deadline header.
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                // `MultiThreadedEventLoopGroup.currentEventLoop`: a request's task runs on the loop that resumed it.
-                .product(name: "NIOPosix", package: "swift-nio"),
                 logging,
             ],
             swiftSettings: swiftSettings

@@ -52,15 +52,8 @@ extension HTTPClient {
     ///   with AsyncHTTPClient's error (an `HTTPClientError` such as `.deadlineExceeded` after `timeout`, or
     ///   `NIOTooManyBytesError` when the body is longer than `maxBodyBytes`). A request cancelled through the token
     ///   never fails with `HTTPClientError.cancelled`.
-    /// - A response completes the future on an event loop of the client's group (the one its connection is on);
-    ///   a cancellation, on the thread that cancels the token. Continuations run on the contexts they were given
-    ///   (`.eventLoop(_:)` for a loop).
-    ///
-    /// ### Threads
-    /// The request runs in a task of its own, which starts on the calling thread (up to AsyncHTTPClient's first
-    /// suspension) and then runs on the client's event loops, as AsyncHTTPClient's own work does: it wakes no
-    /// thread that a plain `execute(_:timeout:)` call does not, and needs no free cooperative thread. Like a
-    /// `Task { }`, it inherits the caller's priority and task-local values (a tracing context, for one).
+    /// - A response completes the future on a FutureLib worker thread; a cancellation, on the thread that cancels
+    ///   the token. Continuations run on the contexts they were given (`.eventLoop(_:)` for a loop).
     ///
     /// - Parameters:
     ///   - request: The request to send.
@@ -80,23 +73,21 @@ extension HTTPClient {
         deadlineHeader: DeadlineHeader? = .connectTimeout,
         cancellationToken: CancellationToken
     ) -> Future<HTTPClientResponse> {
-        // Measured as the call starts, just before AsyncHTTPClient takes the request.
-        var request = request
-        if let deadlineHeader { request.setDeadline(deadlineHeader, for: cancellationToken, timeout: timeout) }
-        let call = CollectedRequest(
-            client: self,
-            request: request,
-            timeout: timeout,
-            maxBodyBytes: maxBodyBytes,
-            logger: logger,
-            cancellationToken: cancellationToken
-        )
-        // Already cancelled: nothing is sent, and the future has failed before this returns.
-        if cancellationToken.isCancellationRequested {
-            call.promise.reject(CancellationError())
-        } else {
-            call.start()
+        // FutureLib runs the work in a task that the token cancels; AsyncHTTPClient cancels the request (closing
+        // its connection) when that task is cancelled, in every phase including the body stream.
+        Future(cancellationToken: cancellationToken) { [self] in
+            var request = request
+            // Measured as the task starts, just before AsyncHTTPClient takes the request.
+            if let deadlineHeader { request.setDeadline(deadlineHeader, for: cancellationToken, timeout: timeout) }
+            let response = try await execute(request, timeout: timeout, logger: logger)
+            let body = try await response.body.collect(upTo: maxBodyBytes)
+            return HTTPClientResponse(
+                version: response.version,
+                status: response.status,
+                headers: response.headers,
+                body: .bytes(body),
+                history: response.history
+            )
         }
-        return call.promise.future
     }
 }

@@ -6,15 +6,8 @@ import IntegrationsTestSupport
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import NIOPosix
 import Synchronization
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Each test starts its own loopback server and client, so the server's counters are the test's alone.
 @Suite(.timeLimit(.minutes(5)))
@@ -31,39 +24,6 @@ struct HTTPClientFutureTests {
             let body = try await response.body.collect(upTo: 1 << 20)
             #expect(body.readableBytes == 3 * 16)
             #expect(server.current.closedEarly == 0)
-        }
-    }
-
-    @Test("a response completes the future on an event loop of the client, where AsyncHTTPClient delivered it")
-    func completesOnAnEventLoop() async throws {
-        try await withServerAndClient { server, client in
-            var observed = 0
-            for _ in 0..<20 {
-                let future = client.execute(
-                    server.url("/slow-head?ms=20"),
-                    upTo: 1024,
-                    cancellationToken: CancellationRequest().token
-                )
-                // A future that completed before the callback was added runs it here, on this thread: not a case
-                // this test can observe, so it is skipped.
-                let registering = pthread_self()
-                let completion = Promise<(inline: Bool, onLoop: Bool)>()
-                future.onComplete(on: .synchronous) { _ in
-                    completion.fulfill(
-                        (
-                            pthread_equal(pthread_self(), registering) != 0,
-                            MultiThreadedEventLoopGroup.currentEventLoop != nil
-                        )
-                    )
-                }
-                let (inline, onLoop) = try await completion.future.value()
-                #expect(try await future.value().status == .ok)
-                if !inline {
-                    observed += 1
-                    #expect(onLoop)
-                }
-            }
-            #expect(observed > 0)
         }
     }
 

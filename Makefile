@@ -7,7 +7,7 @@ SHIM_CC ?= $(shell command -v cc || command -v clang)
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
 .PHONY: help build test forms-update api-check api-breakage test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-thresholds bench-thresholds-update bench-instructions bench-instructions-update bench-report bench-callgrind clean \
-	integrations-test integrations-soak integrations-soak-ci demo-server demo-services bench-grpc fuzz-deadline-header stream-oracle
+	integrations-test integrations-soak integrations-soak-ci bench-http demo-server demo-services bench-grpc fuzz-deadline-header stream-oracle
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -140,6 +140,16 @@ integrations-soak: ## A Hummingbird application under keep-alive load (release):
 # The executable `make integrations-test` built (run that target first): nothing is compiled, and no manifest is read.
 integrations-soak-ci: ## The Hummingbird soak, bounded for CI: 16,000 requests in 4 rounds on integrations-test's debug build (seconds to a minute); the same checks as integrations-soak
 	Integrations/.build/debug/HummingbirdSoak 16000 --rounds 4
+
+# Not in CI: throughput on a shared machine is noise; run it on a quiet one and read the load it prints.
+# BENCH_HTTP_FLAGS passes options to the script (--rounds, --duration, --only proxy,hummingbird,vapor, ...).
+bench-http: ## What a request token and the AsyncHTTPClient adapter cost a server (release): wrk against plain and token servers side by side (Hummingbird proxy, Hummingbird, Vapor), medians, ratios, allocations per request; needs wrk (apt-get install wrk)
+	@command -v wrk > /dev/null || { echo "bench-http: needs wrk (Debian/Ubuntu: apt-get install -y wrk)"; exit 1; }
+	cd Integrations && $(SWIFT) build -c release --product HummingbirdCostServer
+	cd Integrations && $(SWIFT) build -c release --product VaporCostServer
+	mkdir -p .build/bench-http
+	$(SHIM_CC) -shared -fPIC -O2 -o .build/bench-http/libmalloc-count.so Scripts/bench-http/malloc-count.c
+	python3 Scripts/bench-http.py $(BENCH_HTTP_FLAGS)
 
 demo-server: ## Run the server-side demo: AsyncHTTPClient requests cancelled by deadlines and graceful shutdown
 	cd Integrations && $(SWIFT) run DemoServer

@@ -296,6 +296,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The cost of a request token and of the AsyncHTTPClient adapter under Hummingbird, measured with `wrk`
+        // (`make bench-http`).
+        .executableTarget(
+            name: "HummingbirdCostServer",
+            dependencies: [
+                "FutureLibAsyncHTTPClient", "FutureLibHummingbird", hummingbird, asyncHTTPClient, logging, nioCore,
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "FutureLibGRPCTests",
             dependencies: [

@@ -56,7 +56,8 @@ public enum MillisecondsTimeout: Sendable {
     public static func format(_ timeout: Duration) -> String {
         guard timeout > .zero else { return "0" }
         guard timeout < maximum else { return String(maximumMilliseconds) }
-        // Below the maximum, so `attoseconds` divided by 10¹⁵ fits in 10 digits.
-        return String(timeout.attoseconds / 1_000_000_000_000_000)
+        // Below the maximum, so `attoseconds` divided by 10¹⁵ fits in 10 digits, and in an `Int`, whose `String`
+        // is formatted in place (an `Int128`'s goes through the generic path).
+        return String(Int(timeout.attoseconds / 1_000_000_000_000_000))
     }
 }

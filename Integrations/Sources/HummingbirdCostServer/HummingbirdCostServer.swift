@@ -1,0 +1,85 @@
+// The cost of a request token and of the AsyncHTTPClient adapter under Hummingbird, measured from outside with
+// `wrk` (`make bench-http`, Documentation/Performance.md):
+//
+//     HummingbirdCostServer plain PORT                 `GET /` answers "ok"
+//     HummingbirdCostServer token PORT                 the same with `.http1ObservingClientDisconnects()` and
+//                                                      RequestCancellationMiddleware, the route reading its token
+//                                                      and calling nothing
+//     HummingbirdCostServer proxy-plain PORT UPSTREAM  the plain application whose route calls
+//                                                      `http://127.0.0.1:UPSTREAM/` with AsyncHTTPClient's own
+//                                                      `execute(_:timeout:)` and collects the body
+//     HummingbirdCostServer proxy-token PORT UPSTREAM  the token application whose route makes the same call through
+//                                                      `execute(_:timeout:upTo:cancellationToken:)` with the
+//                                                      request's token, as the server guide writes it
+//     HummingbirdCostServer upstream PORT              the upstream: the plain application, on one loop
+//
+// Each logs nothing and runs until killed.
+import AsyncHTTPClient
+import FutureLibAsyncHTTPClient
+import FutureLibHummingbird
+import Hummingbird
+import Logging
+import NIOCore
+import NIOPosix
+
+@main
+enum HummingbirdCostServer {
+    static func main() async throws {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let mode = arguments.first ?? "plain"
+        let port = arguments.dropFirst().first.flatMap { Int($0) } ?? 8080
+        let upstreamPort = arguments.dropFirst(2).first.flatMap { Int($0) } ?? 8090
+        let upstream = "http://127.0.0.1:\(upstreamPort)/"
+        let quiet = Logger(label: "cost") { _ in SwiftLogNoOpLogHandler() }
+        let configuration = ApplicationConfiguration(address: .hostname("127.0.0.1", port: port))
+        print("HummingbirdCostServer \(mode) listening on 127.0.0.1:\(port)")
+
+        switch mode {
+        case "token", "proxy-token":
+            let client = HTTPClient(eventLoopGroupProvider: .singleton)
+            let router = Router(context: BasicCancellableRequestContext.self)
+            router.add(middleware: RequestCancellationMiddleware(respondsToCancellation: true))
+            if mode == "token" {
+                router.get { _, context -> String in
+                    context.cancellation.token.isCancellationRequested ? "cancelled" : "ok"
+                }
+            } else {
+                router.get { _, context -> String in
+                    let response = try await client.execute(
+                        HTTPClientRequest(url: upstream),
+                        timeout: .seconds(30),
+                        upTo: 1 << 16,
+                        cancellationToken: context.cancellation.token
+                    ).value()
+                    return String(buffer: try await response.body.collect(upTo: 1 << 16))
+                }
+            }
+            let app = Application(
+                router: router,
+                server: .http1ObservingClientDisconnects(),
+                configuration: configuration,
+                logger: quiet
+            )
+            try await app.runService()
+        default:
+            let client = HTTPClient(eventLoopGroupProvider: .singleton)
+            let router = Router()
+            if mode == "proxy-plain" {
+                router.get { _, _ -> String in
+                    let response = try await client.execute(HTTPClientRequest(url: upstream), timeout: .seconds(30))
+                    return String(buffer: try await response.body.collect(upTo: 1 << 16))
+                }
+            } else {
+                router.get { _, _ -> String in "ok" }
+            }
+            let app = Application(
+                router: router,
+                configuration: configuration,
+                eventLoopGroupProvider: mode == "upstream"
+                    ? .shared(MultiThreadedEventLoopGroup(numberOfThreads: 1)) : .singleton,
+                logger: quiet
+            )
+            try await app.runService()
+        }
+    }
+}

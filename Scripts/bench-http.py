@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""`make bench-http`: what a request token and the AsyncHTTPClient adapter cost a server, measured from outside.
+
+Three comparisons, each between two release-built servers on 127.0.0.1 (Integrations/Sources/*CostServer):
+
+  proxy        Hummingbird, the route calls an upstream (a third process) with AsyncHTTPClient's own `execute`,
+               against the server guide's route: RequestCancellationMiddleware, `.http1ObservingClientDisconnects()`
+               and the call through `execute(_:timeout:upTo:cancellationToken:)` with the request's token
+  hummingbird  Hummingbird, `GET /` answers "ok", plain against the token route that calls nothing
+  vapor        Vapor, the same
+
+Both servers of a comparison run side by side; `wrk` (keep-alive, one thread) loads one at a time, alternating
+which goes first from round to round, each run after a warm-up of its own. Printed: each round's requests per
+second, the medians and their ratio (the second side over the first), and the server's CPU time per answered request (user + system, from /proc: less
+sensitive than the rate to other processes on a shared machine). Then allocations per request: each server
+again, alone, with Scripts/bench-http/malloc-count.c preloaded, its heap allocations counted over one `wrk` run
+(after a warm-up) and divided by the requests `wrk` saw answered. Timing figures are printed, never asserted.
+
+    python3 Scripts/bench-http.py [--rounds 5] [--duration 6] [--warm-up 2] [--connections 32]
+                                  [--only proxy,hummingbird,vapor] [--no-allocations]
+"""
+import argparse
+import os
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# BENCH_HTTP_BINARIES: another folder with the servers (an older build, to compare before and after a change).
+RELEASE = os.environ.get("BENCH_HTTP_BINARIES") or os.path.join(ROOT, "Integrations", ".build", "release")
+SHIM = os.path.join(ROOT, ".build", "bench-http", "libmalloc-count.so")
+UPSTREAM_PORT = 18090
+
+COMPARISONS = {
+    "proxy": (
+        ("plain AHC", "HummingbirdCostServer", ["proxy-plain"]),
+        ("adapter + token", "HummingbirdCostServer", ["proxy-token"]),
+    ),
+    "hummingbird": (
+        ("plain", "HummingbirdCostServer", ["plain"]),
+        ("token", "HummingbirdCostServer", ["token"]),
+    ),
+    "vapor": (
+        ("plain", "VaporCostServer", ["plain"]),
+        ("token", "VaporCostServer", ["token"]),
+    ),
+}
+
+
+def load() -> str:
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            return s.recv(64).startswith(b"HTTP/1.1 200")
+    except OSError:
+        return False
+
+
+def start(product: str, arguments: list, port: int, environment=None, binaries=()) -> subprocess.Popen:
+    folder = binaries[0] if binaries else RELEASE
+    command = [os.path.join(folder, product)] + arguments[:1] + [str(port)] + [str(UPSTREAM_PORT)]
+    env = dict(os.environ, **(environment or {}))
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    end = time.time() + 120
+    while not answers(port):
+        if process.poll() is not None or time.time() > end:
+            process.kill()
+            sys.exit(f"bench-http: {' '.join(command)} did not start")
+        time.sleep(0.1)
+    return process
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process so far (its threads included), from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wrk(port: int, seconds: float, connections: int):
+    """Requests per second and requests answered, of one `wrk` run."""
+    output = subprocess.run(
+        ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", f"http://127.0.0.1:{port}/"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)", output)
+    if errors:
+        print(f"    wrk reported errors: {errors.group(0)}")
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    count = int(re.search(r"(\d+) requests in", output).group(1))
+    return rate, count
+
+
+def throughput(name: str, sides, rounds: int, duration: float, warm_up: float, connections: int):
+    ports = [18081 + index for index in range(len(sides))]
+    processes = [start(product, arguments, port, binaries=binaries)
+                 for (_, product, arguments, *binaries), port in zip(sides, ports)]
+    letters = "ABCD"
+    rates = [[] for _ in sides]
+    cpu = [[] for _ in sides]  # the server's CPU time per answered request, in µs
+    try:
+        print(f"\n{name}: " + " vs ".join(f"{side[0]} ({letters[index]})" for index, side in enumerate(sides))
+              + f", {rounds} rounds of {duration:g} s (warm-up {warm_up:g} s), wrk -t1 -c{connections}, load {load()}")
+        for round in range(rounds):
+            # Each side goes first in turn; with two, A first in odd rounds and B first in even ones.
+            order = [(round + index) % len(sides) for index in range(len(sides))]
+            for side in order:
+                wrk(ports[side], warm_up, connections)
+                before = cpu_seconds(processes[side].pid)
+                rate, answered = wrk(ports[side], duration, connections)
+                rates[side].append(rate)
+                cpu[side].append((cpu_seconds(processes[side].pid) - before) / answered * 1e6)
+            print(f"  round {round + 1}: "
+                  + "  ".join(f"{letters[index]} {rates[index][-1]:9.1f}" for index in range(len(sides)))
+                  + "  " + "  ".join(f"{letters[index]}/A {rates[index][-1] / rates[0][-1]:.3f}"
+                                    for index in range(1, len(sides)))
+                  + f"  (load {load()})")
+    finally:
+        for process in processes:
+            stop(process)
+    for index, side in enumerate(cpu):
+        print(f"  server CPU per request, {letters[index]}: " + ", ".join(f"{value:.1f}" for value in side)
+              + f" µs; median {statistics.median(side):.1f} µs"
+              + (f", {letters[index]}/A {statistics.median(side) / statistics.median(cpu[0]):.3f}" if index else ""))
+    medians = [statistics.median(side) for side in rates]
+    print("  median: " + ", ".join(f"{letters[index]} {value:.1f} req/s" for index, value in enumerate(medians))
+          + ", " + ", ".join(f"{letters[index]}/A {medians[index] / medians[0]:.3f}" for index in range(1, len(sides))))
+    return medians
+
+
+def allocations(sides, duration: float, warm_up: float, connections: int):
+    counts = []
+    with tempfile.TemporaryDirectory() as folder:
+        for label, product, arguments, *binaries in sides:
+            path = os.path.join(folder, "count")
+            environment = {"LD_PRELOAD": SHIM, "BENCH_HTTP_MALLOC_FILE": path}
+            process = start(product, arguments, 18089, environment, binaries)
+            try:
+                wrk(18089, warm_up, connections)
+                time.sleep(0.5)
+                before = read_count(process, path)
+                _, answered = wrk(18089, duration, connections)
+                time.sleep(0.5)
+                after = read_count(process, path)
+            finally:
+                stop(process)
+            counts.append((after - before) / answered)
+            print(f"  allocations per request, {label}: {counts[-1]:.1f} ({after - before} over {answered} requests)")
+    for index in range(1, len(counts)):
+        print(f"  allocations per request, {'ABCD'[index]} - A: {counts[index] - counts[0]:+.1f}")
+    return counts
+
+
+def read_count(process: subprocess.Popen, path: str) -> int:
+    if os.path.exists(path):
+        os.remove(path)
+    process.send_signal(signal.SIGUSR1)
+    end = time.time() + 5
+    while time.time() < end:
+        if os.path.exists(path):
+            text = open(path).read()
+            if text.endswith("\n"):
+                return int(text)
+        time.sleep(0.01)
+    sys.exit("bench-http: the allocation counter did not answer (is the shim built?)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--duration", type=float, default=6)
+    parser.add_argument("--warm-up", type=float, default=2)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--only", default="proxy,hummingbird,vapor")
+    parser.add_argument("--no-allocations", action="store_true")
+    options = parser.parse_args()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    print(f"bench-http: commit {commit}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+          f"{os.cpu_count()} processors, load {load()}")
+    upstream = None
+    names = [name for name in options.only.split(",") if name]
+    # BENCH_HTTP_BEFORE: a folder with an older HummingbirdCostServer, whose adapter route joins the proxy
+    # comparison as a third side (before and after a change to the adapter, in one run).
+    before = os.environ.get("BENCH_HTTP_BEFORE")
+    if before:
+        COMPARISONS["proxy"] = COMPARISONS["proxy"] + (
+            ("adapter + token, before", "HummingbirdCostServer", ["proxy-token"], before),)
+    if "proxy" in names:
+        upstream = start("HummingbirdCostServer", ["upstream"], UPSTREAM_PORT)
+    try:
+        for name in names:
+            sides = COMPARISONS[name]
+            throughput(name, sides, options.rounds, options.duration, options.warm_up, options.connections)
+            if not options.no_allocations:
+                allocations(sides, max(3, options.duration / 2), options.warm_up, options.connections)
+    finally:
+        if upstream:
+            stop(upstream)
+    print(f"\nbench-http: done, load {load()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -96,12 +96,21 @@ package func pause(_ duration: Duration) {
 
 // MARK: - Barrier
 
-/// A reusable barrier for a fixed number of threads that spins (yielding) instead of sleeping,
-/// so the threads leave it as close together as possible: the point of a race test.
+/// A reusable barrier for a fixed number of threads that spins first, so the threads leave it as
+/// close together as possible (the point of a race test), and then sleeps.
+///
+/// The sleep is for a machine busy with other work: a thread that only yields gets a time slice
+/// after every other runnable thread, and every round then waits for both threads to be scheduled
+/// in turn (a race of 1,000 rounds took minutes beside two CPU-bound processes); a sleeping thread
+/// is woken when the last one arrives, and the scheduler runs a woken thread soon. On a quiet
+/// machine the threads arrive within the spin, as before.
 package final class SpinBarrier: Sendable {
     private let parties: Int
     private let arrived = Atomic<Int>(0)
     private let generation = Atomic<Int>(0)
+    /// Where the threads that stopped spinning sleep; the last to arrive bumps `generation` while
+    /// holding it, so a sleeper checks `generation` and sleeps atomically.
+    private let sleepers = NSCondition()
 
     package init(parties: Int) {
         precondition(parties > 0, "parties must be positive")
@@ -113,12 +122,21 @@ package final class SpinBarrier: Sendable {
         let round = generation.load(ordering: .acquiring)
         if arrived.add(1, ordering: .acquiringAndReleasing).newValue == parties {
             arrived.store(0, ordering: .relaxed)
+            sleepers.lock()
             generation.add(1, ordering: .releasing)  // releasing: publishes the round's setup
+            sleepers.broadcast()
+            sleepers.unlock()
             return
         }
         var spins = 0
         while generation.load(ordering: .acquiring) == round {
             spins += 1
+            if spins > 2_000 {
+                sleepers.lock()
+                while generation.load(ordering: .acquiring) == round { sleepers.wait() }
+                sleepers.unlock()
+                return
+            }
             if spins > 64 { sched_yield() }
         }
     }

@@ -16,6 +16,25 @@ extension HTTPClient {
         return HTTPClient(eventLoopGroup: group, configuration: configuration)
     }
 
+    /// Runs `body` with this client, then shuts the client down, also when `body` throws: a client still running when
+    /// its event loop group shuts down crashes the process (SwiftNIO's leaked-promise trap), which would hide the
+    /// error that ended `body`.
+    ///
+    /// - Parameter body: What to do with the client.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, or what shutting the client down throws.
+    public func shuttingDown<Result: Sendable>(after body: (HTTPClient) async throws -> Result) async throws -> Result {
+        let result: Result
+        do {
+            result = try await body(self)
+        } catch {
+            try? await shutdown()
+            throw error
+        }
+        try await shutdown()
+        return result
+    }
+
     /// Sends `count` `GET` requests to `url`, one after another.
     ///
     /// - Parameters:

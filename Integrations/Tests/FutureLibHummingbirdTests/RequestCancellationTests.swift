@@ -17,16 +17,16 @@ struct RequestCancellationTests {
     @Test("a keep-alive client sends 10^4 requests on one connection, none fails, and the connection stays open")
     func keepAliveSurvives() async throws {
         try await withHummingbirdApp { app in
-            let client = HTTPClient.keepingOneConnection(on: app.group)
-            let (connections, failures) = await client.getOneAfterAnother(
-                Self.keepAliveRequests,
-                from: app.url("/fast")
-            )
-            #expect(failures == 0)
-            #expect(connections.count == 1, "the client's connection was closed and reopened")
-            #expect(ClientDisconnectObserver.observedConnections == 1)
-            #expect(app.unobserved.withLockedValue { $0 } == 0)
-            try await client.shutdown()
+            try await HTTPClient.keepingOneConnection(on: app.group).shuttingDown { client in
+                let (connections, failures) = await client.getOneAfterAnother(
+                    Self.keepAliveRequests,
+                    from: app.url("/fast")
+                )
+                #expect(failures == 0)
+                #expect(connections.count == 1, "the client's connection was closed and reopened")
+                #expect(ClientDisconnectObserver.observedConnections == 1)
+                #expect(app.unobserved.withLockedValue { $0 } == 0)
+            }
             #expect(await waitUntil { ClientDisconnectObserver.observedConnections == 0 })
         }
     }
@@ -68,47 +68,47 @@ struct RequestCancellationTests {
     @Test("a route deadline answers 504, the reason is DeadlineExceededError, and the upstream call is cancelled")
     func deadlineAnswers504() async throws {
         try await withHummingbirdApp { app in
-            let client = HTTPClient(eventLoopGroup: app.group)
-            let response = try await client.execute(
-                HTTPClientRequest(url: app.url("/deadline/proxy?ms=60000&tag=late")),
-                timeout: .seconds(60)
-            )
-            #expect(response.status == .gatewayTimeout)
-            #expect(app.reason("late") is DeadlineExceededError)
-            #expect(await app.upstream.waitUntil { $0.closedEarly == 1 })
-            // The same connection still serves the next request.
-            let next = try await client.execute(HTTPClientRequest(url: app.url("/fast")), timeout: .seconds(60))
-            #expect(next.status == .ok)
-            try await client.shutdown()
+            try await HTTPClient(eventLoopGroup: app.group).shuttingDown { client in
+                let response = try await client.execute(
+                    HTTPClientRequest(url: app.url("/deadline/proxy?ms=60000&tag=late")),
+                    timeout: .seconds(60)
+                )
+                #expect(response.status == .gatewayTimeout)
+                #expect(app.reason("late") is DeadlineExceededError)
+                #expect(await app.upstream.waitUntil { $0.closedEarly == 1 })
+                // The same connection still serves the next request.
+                let next = try await client.execute(HTTPClientRequest(url: app.url("/fast")), timeout: .seconds(60))
+                #expect(next.status == .ok)
+            }
         }
     }
 
     @Test("graceful shutdown with requests in flight answers each 503, reason GracefulShutdownError")
     func shutdownAnswers503() async throws {
         try await withHummingbirdApp { app in
-            let client = HTTPClient(eventLoopGroup: app.group)
-            let inFlight = 5
-            try await withThrowingTaskGroup(of: HTTPResponseStatus.self) { requests in
-                for index in 0..<inFlight {
-                    requests.addTask {
-                        let response = try await client.execute(
-                            HTTPClientRequest(url: app.url("/proxy?ms=60000&tag=stop\(index)")),
-                            timeout: .seconds(60)
-                        )
-                        return response.status
+            try await HTTPClient(eventLoopGroup: app.group).shuttingDown { client in
+                let inFlight = 5
+                try await withThrowingTaskGroup(of: HTTPResponseStatus.self) { requests in
+                    for index in 0..<inFlight {
+                        requests.addTask {
+                            let response = try await client.execute(
+                                HTTPClientRequest(url: app.url("/proxy?ms=60000&tag=stop\(index)")),
+                                timeout: .seconds(60)
+                            )
+                            return response.status
+                        }
                     }
+                    #expect(await app.upstream.waitUntil { $0.requests == inFlight })
+                    await app.shutDown()
+                    var statuses: [HTTPResponseStatus] = []
+                    for try await status in requests { statuses.append(status) }
+                    #expect(statuses == Array(repeating: .serviceUnavailable, count: inFlight))
                 }
-                #expect(await app.upstream.waitUntil { $0.requests == inFlight })
-                await app.shutDown()
-                var statuses: [HTTPResponseStatus] = []
-                for try await status in requests { statuses.append(status) }
-                #expect(statuses == Array(repeating: .serviceUnavailable, count: inFlight))
+                for index in 0..<inFlight {
+                    #expect(app.reason("stop\(index)") is GracefulShutdownError)
+                }
+                #expect(await app.upstream.waitUntil { $0.closedEarly == inFlight })
             }
-            for index in 0..<inFlight {
-                #expect(app.reason("stop\(index)") is GracefulShutdownError)
-            }
-            #expect(await app.upstream.waitUntil { $0.closedEarly == inFlight })
-            try await client.shutdown()
         }
     }
 

@@ -32,16 +32,16 @@ extension VaporApplicationTests {
         @Test("a keep-alive client sends 10^4 requests on one connection, none fails, and the connection stays open")
         func keepAliveSurvives() async throws {
             try await withVaporApp { app in
-                let client = HTTPClient.keepingOneConnection(on: app.group)
-                let (connections, failures) = await client.getOneAfterAnother(
-                    Self.keepAliveRequests,
-                    from: app.url("/fast")
-                )
-                #expect(failures == 0)
-                #expect(connections.count == 1, "the client's connection was closed and reopened")
-                #expect(ClientConnection.registeredCount == 1)
-                #expect(app.unobserved.withLockedValue { $0 } == 0)
-                try await client.shutdown()
+                try await HTTPClient.keepingOneConnection(on: app.group).shuttingDown { client in
+                    let (connections, failures) = await client.getOneAfterAnother(
+                        Self.keepAliveRequests,
+                        from: app.url("/fast")
+                    )
+                    #expect(failures == 0)
+                    #expect(connections.count == 1, "the client's connection was closed and reopened")
+                    #expect(ClientConnection.registeredCount == 1)
+                    #expect(app.unobserved.withLockedValue { $0 } == 0)
+                }
                 #expect(await waitUntil { ClientConnection.registeredCount == 0 })
             }
         }
@@ -99,23 +99,23 @@ extension VaporApplicationTests {
         )
         func deadlineAnswers504() async throws {
             try await withVaporApp { app in
-                let client = HTTPClient.keepingOneConnection(on: app.group)
-                let response = try await client.execute(
-                    HTTPClientRequest(url: app.url("/deadline/proxy?ms=60000&tag=late")),
-                    timeout: .seconds(60)
-                )
-                #expect(response.status == .gatewayTimeout)
-                #expect(response.headers.first(name: "connection") != "close")
-                _ = try await response.body.collect(upTo: 1024)
-                #expect(app.reason("late") is DeadlineExceededError)
-                #expect(await app.upstream.waitUntil { $0.closedEarly == 1 })
-                // The same connection still serves the next request.
-                #expect(ClientConnection.registeredCount == 1)
-                let next = try await client.execute(HTTPClientRequest(url: app.url("/fast")), timeout: .seconds(60))
-                #expect(next.status == .ok)
-                _ = try await next.body.collect(upTo: 1024)
-                #expect(ClientConnection.registeredCount == 1)
-                try await client.shutdown()
+                try await HTTPClient.keepingOneConnection(on: app.group).shuttingDown { client in
+                    let response = try await client.execute(
+                        HTTPClientRequest(url: app.url("/deadline/proxy?ms=60000&tag=late")),
+                        timeout: .seconds(60)
+                    )
+                    #expect(response.status == .gatewayTimeout)
+                    #expect(response.headers.first(name: "connection") != "close")
+                    _ = try await response.body.collect(upTo: 1024)
+                    #expect(app.reason("late") is DeadlineExceededError)
+                    #expect(await app.upstream.waitUntil { $0.closedEarly == 1 })
+                    // The same connection still serves the next request.
+                    #expect(ClientConnection.registeredCount == 1)
+                    let next = try await client.execute(HTTPClientRequest(url: app.url("/fast")), timeout: .seconds(60))
+                    #expect(next.status == .ok)
+                    _ = try await next.body.collect(upTo: 1024)
+                    #expect(ClientConnection.registeredCount == 1)
+                }
             }
         }
 
@@ -124,26 +124,28 @@ extension VaporApplicationTests {
         )
         func callerDeadlineAnswers504() async throws {
             try await withVaporApp { app in
-                let client = HTTPClient.keepingOneConnection(on: app.group)
-                for (path, tag) in [("/proxy", "caller"), ("/deadline/proxy", "caller-shorter")] {
-                    var request = HTTPClientRequest(url: app.url("\(path)?ms=60000&tag=\(tag)"))
-                    request.headers.add(name: "Connect-Timeout-Ms", value: "200")
-                    let started = ContinuousClock.now
-                    let response = try await client.execute(request, timeout: .seconds(60))
-                    _ = try await response.body.collect(upTo: 1024)
-                    // Reported, not asserted: about 200 ms, the caller's budget, not the route group's 300 ms.
-                    print("Vapor: \(path) with Connect-Timeout-Ms: 200 answered after \(ContinuousClock.now - started)")
-                    #expect(response.status == .gatewayTimeout)
-                    #expect(app.reason(tag) is DeadlineExceededError)
+                try await HTTPClient.keepingOneConnection(on: app.group).shuttingDown { client in
+                    for (path, tag) in [("/proxy", "caller"), ("/deadline/proxy", "caller-shorter")] {
+                        var request = HTTPClientRequest(url: app.url("\(path)?ms=60000&tag=\(tag)"))
+                        request.headers.add(name: "Connect-Timeout-Ms", value: "200")
+                        let started = ContinuousClock.now
+                        let response = try await client.execute(request, timeout: .seconds(60))
+                        _ = try await response.body.collect(upTo: 1024)
+                        // Reported, not asserted: about 200 ms, the caller's budget, not the route group's 300 ms.
+                        print(
+                            "Vapor: \(path) with Connect-Timeout-Ms: 200 answered after \(ContinuousClock.now - started)"
+                        )
+                        #expect(response.status == .gatewayTimeout)
+                        #expect(app.reason(tag) is DeadlineExceededError)
+                    }
+                    #expect(await app.upstream.waitUntil { $0.closedEarly == 2 })
+                    // Garbage is ignored: the request is answered by its upstream.
+                    var garbage = HTTPClientRequest(url: app.url("/proxy?ms=10&tag=garbage"))
+                    garbage.headers.add(name: "Connect-Timeout-Ms", value: "soon")
+                    let answered = try await client.execute(garbage, timeout: .seconds(60))
+                    #expect(answered.status == .ok)
+                    _ = try await answered.body.collect(upTo: 1024)
                 }
-                #expect(await app.upstream.waitUntil { $0.closedEarly == 2 })
-                // Garbage is ignored: the request is answered by its upstream.
-                var garbage = HTTPClientRequest(url: app.url("/proxy?ms=10&tag=garbage"))
-                garbage.headers.add(name: "Connect-Timeout-Ms", value: "soon")
-                let answered = try await client.execute(garbage, timeout: .seconds(60))
-                #expect(answered.status == .ok)
-                _ = try await answered.body.collect(upTo: 1024)
-                try await client.shutdown()
             }
         }
 
@@ -152,32 +154,34 @@ extension VaporApplicationTests {
         )
         func shutdownAnswers503() async throws {
             try await withVaporApp { app in
-                let client = HTTPClient(eventLoopGroup: app.group)
-                let inFlight = 5
-                try await withThrowingTaskGroup(of: HTTPResponseStatus.self) { requests in
-                    for index in 0..<inFlight {
-                        requests.addTask {
-                            let response = try await client.execute(
-                                HTTPClientRequest(url: app.url("/proxy?ms=60000&tag=stop\(index)")),
-                                timeout: .seconds(60)
-                            )
-                            return response.status
+                try await HTTPClient(eventLoopGroup: app.group).shuttingDown { client in
+                    let inFlight = 5
+                    try await withThrowingTaskGroup(of: HTTPResponseStatus.self) { requests in
+                        for index in 0..<inFlight {
+                            requests.addTask {
+                                let response = try await client.execute(
+                                    HTTPClientRequest(url: app.url("/proxy?ms=60000&tag=stop\(index)")),
+                                    timeout: .seconds(60)
+                                )
+                                return response.status
+                            }
                         }
+                        #expect(await app.upstream.waitUntil { $0.requests == inFlight })
+                        let started = ContinuousClock.now
+                        await app.shutDown()
+                        // Reported, not asserted: Vapor's own limit is its configuration's `shutdownTimeout` (10 s).
+                        print(
+                            "Vapor: shutdown with \(inFlight) requests in flight took \(ContinuousClock.now - started)"
+                        )
+                        var statuses: [HTTPResponseStatus] = []
+                        for try await status in requests { statuses.append(status) }
+                        #expect(statuses == Array(repeating: .serviceUnavailable, count: inFlight))
                     }
-                    #expect(await app.upstream.waitUntil { $0.requests == inFlight })
-                    let started = ContinuousClock.now
-                    await app.shutDown()
-                    // Reported, not asserted: Vapor's own limit is its configuration's `shutdownTimeout` (10 s).
-                    print("Vapor: shutdown with \(inFlight) requests in flight took \(ContinuousClock.now - started)")
-                    var statuses: [HTTPResponseStatus] = []
-                    for try await status in requests { statuses.append(status) }
-                    #expect(statuses == Array(repeating: .serviceUnavailable, count: inFlight))
+                    for index in 0..<inFlight {
+                        #expect(app.reason("stop\(index)") is GracefulShutdownError)
+                    }
+                    #expect(await app.upstream.waitUntil { $0.closedEarly == inFlight })
                 }
-                for index in 0..<inFlight {
-                    #expect(app.reason("stop\(index)") is GracefulShutdownError)
-                }
-                #expect(await app.upstream.waitUntil { $0.closedEarly == inFlight })
-                try await client.shutdown()
             }
         }
 

@@ -31,32 +31,35 @@ extension VaporApplicationTests {
                         load.addTask {
                             var configuration = HTTPClient.Configuration()
                             configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1
-                            let client = HTTPClient(eventLoopGroup: app.group, configuration: configuration)
-                            for index in 0..<perClient {
-                                if index % 2 == 1 {
-                                    // A client that leaves (closing, or half-closing every other time) once its
-                                    // handler runs.
-                                    let tag = "soak\(clientIndex)-\(index)"
-                                    let raw = try await RawHTTPClient.connect(port: app.port, group: app.group)
-                                    try await raw.get("/wait?tag=\(tag)")
-                                    _ = await waitUntil { app.waiting.withLockedValue { $0.remove(tag) != nil } }
-                                    try await raw.channel.close(mode: index % 4 == 1 ? .all : .output)
-                                    if index % 4 == 3 { try? await raw.channel.closeFuture.get() }
-                                } else {
-                                    let response = try await client.execute(
-                                        HTTPClientRequest(url: app.url("/fast")),
-                                        timeout: .seconds(60)
-                                    )
-                                    _ = try await response.body.collect(upTo: 1024)
-                                    if response.status != .ok { wrong.withLockedValue { $0 += 1 } }
+                            try await HTTPClient(eventLoopGroup: app.group, configuration: configuration)
+                                .shuttingDown { client in
+                                    for index in 0..<perClient {
+                                        if index % 2 == 1 {
+                                            // A client that leaves (closing, or half-closing every other time) once its
+                                            // handler runs.
+                                            let tag = "soak\(clientIndex)-\(index)"
+                                            let raw = try await RawHTTPClient.connect(port: app.port, group: app.group)
+                                            try await raw.get("/wait?tag=\(tag)")
+                                            _ = await waitUntil {
+                                                app.waiting.withLockedValue { $0.remove(tag) != nil }
+                                            }
+                                            try await raw.channel.close(mode: index % 4 == 1 ? .all : .output)
+                                            if index % 4 == 3 { try? await raw.channel.closeFuture.get() }
+                                        } else {
+                                            let response = try await client.execute(
+                                                HTTPClientRequest(url: app.url("/fast")),
+                                                timeout: .seconds(60)
+                                            )
+                                            _ = try await response.body.collect(upTo: 1024)
+                                            if response.status != .ok { wrong.withLockedValue { $0 += 1 } }
+                                        }
+                                        let done = warmUp.withLockedValue {
+                                            $0 -= 1
+                                            return $0 == 0
+                                        }
+                                        if done { warmedUp.withLockedValue { $0 = residentBytes() } }
+                                    }
                                 }
-                                let done = warmUp.withLockedValue {
-                                    $0 -= 1
-                                    return $0 == 0
-                                }
-                                if done { warmedUp.withLockedValue { $0 = residentBytes() } }
-                            }
-                            try await client.shutdown()
                         }
                     }
                     try await load.waitForAll()

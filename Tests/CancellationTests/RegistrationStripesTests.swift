@@ -31,10 +31,16 @@ struct RegistrationStripesTests {
         let token = request.token
         let kept = Counter()
         let runs = Counter()
+        // Until contention was seen: a few milliseconds once both threads run at the same time, which a machine
+        // busy with other work may not let them do for a while. So the bound is time, not rounds (a round count
+        // that sufficed on a quiet machine ran out unstriped in a CI run beside a stress run), stretched with the
+        // load: 60 s of a quiet machine.
+        let giveUp = ContinuousClock.now + .seconds(60 * LoadScaledClock.slowdown)
         await onThreads(2) { _ in
-            // Until contention was seen: at most a few million rounds, a few milliseconds once both threads run.
-            for _ in 0..<Scale.million * 5 where !token.isStriped {
+            var rounds = 0
+            while !token.isStriped, rounds & 0x3FF != 0 || ContinuousClock.now < giveUp {
                 token.onCancel {}.unregister()
+                rounds &+= 1
             }
             for _ in 0..<100 {
                 kept.increment()

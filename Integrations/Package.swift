@@ -188,10 +188,17 @@ let package = Package(
         ),
         // `make demo-services`: an HTTP edge (Hummingbird), a gRPC middle and a gRPC leaf as separate processes on
         // loopback, and a client; one executable, the role its first argument (Scripts/demo-services.sh).
+        // Not a product: the unary UTF-8 gRPC service that DemoServices and GRPCCancellationBenchmark run.
+        .target(
+            name: "GRPCWorkService",
+            dependencies: [grpcCore],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "DemoServices",
             dependencies: [
                 "FutureLibGRPC",
+                "GRPCWorkService",
                 "FutureLibHummingbird",
                 "FutureLibAsyncHTTPClient",
                 .product(name: "FutureLib", package: "FutureLib"),
@@ -216,6 +223,7 @@ let package = Package(
             name: "GRPCCancellationBenchmark",
             dependencies: [
                 "FutureLibGRPC",
+                "GRPCWorkService",
                 "GRPCMallocCounter",
                 .product(name: "Cancellation", package: "FutureLib"),
                 grpcCore,

@@ -2,6 +2,7 @@ import FutureLibGRPC
 import FutureLibHummingbird
 import GRPCCore
 import GRPCNIOTransportHTTP2
+import GRPCWorkService
 import Hummingbird
 import HummingbirdCore
 import Logging

@@ -1,6 +1,7 @@
 import FutureLibGRPC
 import GRPCCore
 import GRPCNIOTransportHTTP2
+import GRPCWorkService
 
 /// The gRPC hops: a server with `ServerCancellationInterceptor` on a loopback port, whose handler is `handle`.
 /// SIGTERM (the demo's script stopping it) ends the process.

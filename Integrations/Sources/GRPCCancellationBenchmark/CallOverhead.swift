@@ -3,6 +3,7 @@ import FutureLibGRPC
 import GRPCCore
 import GRPCMallocCounter
 import GRPCNIOTransportHTTP2
+import GRPCWorkService
 
 typealias Client = GRPCClient<HTTP2ClientTransport.Posix>
 

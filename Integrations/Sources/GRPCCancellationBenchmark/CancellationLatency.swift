@@ -2,6 +2,7 @@ import Cancellation
 import FutureLibGRPC
 import GRPCCore
 import GRPCNIOTransportHTTP2
+import GRPCWorkService
 import Synchronization
 
 /// What the leaf tells the driver: that an RPC started, and when its token fired.

@@ -1,4 +1,5 @@
 import Cancellation
+import Foundation
 import Synchronization
 import TestSupport
 import Testing
@@ -25,27 +26,36 @@ struct RegistrationStripesTests {
         #expect(!request.token.isStriped)
     }
 
-    @Test func `two threads registering on one token at once give it stripes, and every handler still runs once`() async
+    @Test func `registrations that find the request's lock taken give it stripes, and every handler still runs once`()
+        async
     {
         let request = CancellationRequest()
         let token = request.token
-        let kept = Counter()
+        let attempts = Counter()
         let runs = Counter()
-        // Until contention was seen: a few milliseconds once both threads run at the same time, which a machine
-        // busy with other work may not let them do for a while. So the bound is time, not rounds (a round count
-        // that sufficed on a quiet machine ran out unstriped in a CI run beside a stress run), stretched with the
-        // load: 60 s of a quiet machine.
-        let giveUp = ContinuousClock.now + .seconds(60 * LoadScaledClock.slowdown)
-        await onThreads(2) { _ in
-            var rounds = 0
-            while !token.isStriped, rounds & 0x3FF != 0 || ContinuousClock.now < giveUp {
-                token.onCancel {}.unregister()
-                rounds &+= 1
+        // Contention made certain rather than waited for: two threads registering at once find the lock
+        // taken only while both run at the same time, which a busy machine may not let them do for minutes
+        // (a run beside a stress run saw none in 60 s). Here one thread holds the lock until the other has
+        // begun a registration, and a little longer, so that registration finds it taken; the striping
+        // threshold's worth of rounds gives the stripes.
+        await onThreads(2) { thread in
+            if thread == 0 {
+                while !token.isStriped {
+                    let seen = attempts.value
+                    token.holdingRegistrationLock {
+                        // Bounded: the other thread may be waiting for this lock to finish its previous round.
+                        let until = ContinuousClock.now + .milliseconds(5)
+                        while attempts.value == seen, ContinuousClock.now < until { sched_yield() }
+                        usleep(1_000)  // the other thread, past its count, tries the lock meanwhile
+                    }
+                }
+            } else {
+                while !token.isStriped {
+                    attempts.increment()
+                    token.onCancel {}.unregister()
+                }
             }
-            for _ in 0..<100 {
-                kept.increment()
-                token.onCancel { runs.increment() }
-            }
+            for _ in 0..<100 { token.onCancel { runs.increment() } }
         }
         #expect(token.isStriped)
         #expect(token.registrationCount == 200)

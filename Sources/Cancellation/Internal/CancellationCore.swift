@@ -552,6 +552,12 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         stripe(with: RegistrationStripes(core: self))
     }
 
+    /// Runs `body` while holding the state's lock (for tests of striping: see
+    /// ``CancellationToken/holdingRegistrationLock(_:)``).
+    func holdingLockForTesting(_ body: () -> Void) {
+        state.withLock { _ in body() }
+    }
+
     /// Whether the request has stripes.
     var isStriped: Bool {
         cachedStripes != nil

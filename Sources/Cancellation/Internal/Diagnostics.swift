@@ -13,6 +13,13 @@ extension CancellationToken {
         core?.stripeForTesting() ?? false
     }
 
+    /// Runs `body` while holding the request's lock, so that a registration from another thread
+    /// finds it taken, as contention would make it (for tests of striping). `body` must not use
+    /// this token's request.
+    package func holdingRegistrationLock(_ body: () -> Void) {
+        core?.holdingLockForTesting(body)
+    }
+
     /// Whether the request has per-processor stripes (see ``stripeRegistrations()``).
     package var isStriped: Bool {
         core?.isStriped ?? false

@@ -20,11 +20,12 @@ public func fuzzDeadlineHeader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
         check(timeout >= .zero && timeout <= MillisecondsTimeout.maximum, "milliseconds out of range: \(text)")
         check(MillisecondsTimeout.parse(MillisecondsTimeout.format(timeout)) == timeout, "milliseconds round trip")
     }
-    // gRPC: within [0, 99,999,999 H]; formatting what it parsed never says more than there is.
+    // gRPC: within [0, 99,999,999 H]; formatting what it parsed never says more than there is, in at most 7 digits.
     if let timeout = GRPCTimeout.parse(text) {
         check(timeout >= .zero && timeout <= .seconds(GRPCTimeout.maximumValue * 3_600), "grpc out of range: \(text)")
         let formatted = GRPCTimeout.format(timeout)
         check(GRPCTimeout.parse(formatted).map { $0 <= timeout } == true, "grpc format says more: \(formatted)")
+        check(formatted.utf8.count <= 8, "grpc format longer than grpc-swift-2 reads: \(formatted)")
     }
     // A list (commas, several field lines): the smallest valid element, or nil when none is valid.
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false)

@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// #expect(GRPCTimeout.parse("100m") == .milliseconds(100))
-/// #expect(GRPCTimeout.format(.seconds(30)) == "30000000u")
+/// #expect(GRPCTimeout.format(.seconds(30)) == "30000m")
 /// ```
 ///
 /// ### Hostile values
@@ -45,9 +45,13 @@ public enum GRPCTimeout: Sendable {
         }
     }
 
-    /// The `grpc-timeout` value for `timeout`, in the finest unit whose count fits in 8 digits,
+    /// The `grpc-timeout` value for `timeout`, in the finest unit whose count fits in 7 digits,
     /// rounded down so that the receiver never gets more time than there is (as grpc-java and
-    /// grpc-go write it); `0n` for no time left (a negative timeout included), `99999999H` at most.
+    /// grpc-go write it); `0n` for no time left (a negative timeout included), `9999999H` at most.
+    ///
+    /// Seven digits, not the grammar's eight: grpc-swift-2 reads at most seven and ignores a longer
+    /// value, so a grpc-swift-2 server would not enforce a deadline of eight (`GRPCCoreBehaviourTests`).
+    /// What it costs: below 10 ms the value is exact, above it off by less than one part in 10⁴.
     ///
     /// ```swift
     /// #expect(GRPCTimeout.format(.milliseconds(250)) == "250000u")
@@ -55,16 +59,19 @@ public enum GRPCTimeout: Sendable {
     /// ```
     ///
     /// - Parameter timeout: What is left.
-    /// - Returns: 1 to 8 ASCII digits and a unit.
+    /// - Returns: 1 to 7 ASCII digits and a unit.
     public static func format(_ timeout: Duration) -> String {
         guard timeout > .zero else { return "0n" }
         let attoseconds = timeout.attoseconds
         for (unit, size) in units {
             let count = attoseconds / size
-            if count <= Int128(maximumValue) { return "\(count)\(unit)" }
+            if count <= Int128(largestWritten) { return "\(count)\(unit)" }
         }
-        return "\(maximumValue)H"
+        return "\(largestWritten)H"
     }
+
+    /// The largest `TimeoutValue` ``format(_:)`` writes: 9,999,999 (7 digits).
+    private static let largestWritten: Int64 = 9_999_999
 
     /// The units, finest first, with their sizes in attoseconds.
     private static let units: [(Character, Int128)] = [

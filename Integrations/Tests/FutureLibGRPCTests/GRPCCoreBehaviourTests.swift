@@ -1,4 +1,5 @@
 import FutureLibGRPC
+import FutureLibHTTPDeadline
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import Testing
@@ -99,6 +100,24 @@ struct GRPCCoreBehaviourTests {
         let record = try #require(try await seen.wait().first)
         #expect(!record.handleCancelled)
         #expect(record.timeoutHeader == "50000000n")
+    }
+
+    @Test func `the grpc-timeout FutureLib writes is enforced: the handle fires at it`() async throws {
+        let started = Recorder<Void>()
+        let seen = Recorder<Seen>()
+        let service = Self.waitingService(started: started, seen: seen, patience: .seconds(40))
+        try await withLoopbackServer(service) { port, _ in
+            try await withLoopbackClient(port: port) { client in
+                // 10 s, as the interceptors and the deadline header write it: in 7 digits, which GRPCCore reads. In
+                // the grammar's 8 (10000000u) GRPCCore would ignore it, as above, and the handler would wait 40 s.
+                let timeout = GRPCTimeout.format(.seconds(10))
+                let result = await outcome { try await client.probe("x", metadata: ["grpc-timeout": "\(timeout)"]) }
+                print("grpc-swift-2: the client of a server-enforced grpc-timeout \(timeout) sees \(result)")
+            }
+        }
+        let record = try #require(try await seen.wait().first)
+        #expect(record.handleCancelled)
+        #expect(record.timeoutHeader == "10000m")
     }
 
     /// GRPCCore's parser of `grpc-timeout` reads a sign and reaches a precondition on a negative amount, before any

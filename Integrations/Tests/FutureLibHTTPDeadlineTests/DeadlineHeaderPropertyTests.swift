@@ -83,15 +83,16 @@ import Darwin
             }
 
             let grpc = GRPCTimeout.parse(GRPCTimeout.format(duration))!
-            let grpcMaximum = Duration.seconds(99_999_999 * 3_600)
+            let grpcMaximum = Duration.seconds(9_999_999 * 3_600)
             #expect(grpc <= min(clamped, grpcMaximum), "\(duration)")
-            // Eight digits in the finest unit that fits: off by less than one part in 10⁵ (exact below 0.1 s).
+            #expect(GRPCTimeout.format(duration).count <= 8, "\(duration)")  // what grpc-swift-2 reads
+            // Seven digits in the finest unit that fits: off by less than one part in 10⁴ (exact below 10 ms).
             if clamped >= grpcMaximum {
                 #expect(grpc == grpcMaximum)
-            } else if clamped < .nanoseconds(100_000_000) {
+            } else if clamped < .nanoseconds(10_000_000) {
                 #expect(grpc == clamped)
             } else {
-                #expect((clamped - grpc) * 100_000 <= clamped, "\(duration) -> \(GRPCTimeout.format(duration))")
+                #expect((clamped - grpc) * 10_000 <= clamped, "\(duration) -> \(GRPCTimeout.format(duration))")
             }
         }
     }

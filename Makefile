@@ -97,8 +97,8 @@ test-wide: ## The tests that depend on the processor count (Scripts/wide-machine
 # Without testable imports (no test uses `@testable`): the modules are compiled exactly as
 # `swift build -c release` compiles them for users, so `make soak-ci` runs its Soak on this build
 # without compiling anything again.
-test-release: ## The test suite built with optimizations (-c release), as users ship it: the optimizer may end a value's lifetime inside a locked section, which a debug build never does. A hang is killed after 15 minutes
-	timeout -k 10 900 $(SWIFT) test -c release --disable-testable-imports --scratch-path .build-release $(TEST_FLAGS)
+test-release: ## The test suite built with optimizations (-c release), as users ship it: the optimizer may end a value's lifetime inside a locked section, which a debug build never does. A hang is killed after 30 minutes, the release build included (which takes 15 on a busy machine)
+	timeout -k 10 1800 $(SWIFT) test -c release --disable-testable-imports --scratch-path .build-release $(TEST_FLAGS)
 
 snippets: ## Compile every ```swift block of README, Documentation/, DocC articles and doc comments (after a build)
 	SWIFT=$(SWIFT) python3 Scripts/check-doc-snippets.py

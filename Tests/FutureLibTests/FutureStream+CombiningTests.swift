@@ -204,6 +204,118 @@ struct FutureStreamCombiningTests {
         #expect(innerToken.value?.isCancellationRequested == true)
     }
 
+    // MARK: - flatMapLatest, async closures
+
+    @Test func `async flatMapLatest switches to the latest call: a new value cancels the running one's token and task`()
+        async
+    {
+        let source = StreamPromise<Int>(capacity: 0)
+        let started = (0..<2).map { _ in Promise<CancellationToken>() }
+        let firstSawCancellation = Promise<Bool>()
+        let latest = source.stream.flatMapLatest { index, token in
+            started[index].fulfill(token)
+            guard index == 0 else { return "call \(index)" }
+            while !Task.isCancelled { await Task.yield() }  // replaced mid-call
+            firstSawCancellation.fulfill(token.isCancellationRequested)
+            return "call 0, too late"
+        }
+        let recorder = StreamRecorder<String>().record(latest)
+        source.fulfill(0)
+        let firstToken = try? await started[0].future.value()
+        source.fulfill(1)
+        #expect(firstToken?.isCancellationRequested == true)
+        #expect((try? await firstSawCancellation.future.value()) == true)
+        source.finish()
+        await recorder.finished()
+        #expect(recorder.values == ["call 1"])
+        #expect(recorder.errors.isEmpty)
+        #expect(source.stream.subscriberCount == 0)
+    }
+
+    @Test func `async flatMapLatest cancelled mid-call cancels the call and ends at once`() async {
+        let source = StreamPromise<Int>(capacity: 0)
+        let request = CancellationRequest()
+        let started = Promise<CancellationToken>()
+        let sawCancellation = Promise<Bool>()
+        let latest = source.stream.flatMapLatest(cancellationToken: request.token) { value, token in
+            started.fulfill(token)
+            while !Task.isCancelled { await Task.yield() }
+            sawCancellation.fulfill(token.isCancellationRequested)
+            return value
+        }
+        let recorder = StreamRecorder<Int>().record(latest)
+        source.fulfill(1)
+        let callToken = try? await started.future.value()
+        request.cancel()
+        #expect(recorder.isFinished)  // at once: the call is not waited for
+        #expect(recorder.errors.count == 1 && recorder.errors.first is CancellationError)
+        #expect(callToken?.isCancellationRequested == true)
+        #expect((try? await sawCancellation.future.value()) == true)
+        #expect(recorder.values.isEmpty)
+        #expect(source.stream.subscriberCount == 0)
+    }
+
+    @Test func `async flatMapLatest publishes each call's result in order when none is replaced, and its throws`()
+        async
+    {
+        let source = StreamPromise<Int>(capacity: 0)
+        let latest = source.stream.flatMapLatest { value, _ in
+            await Task.yield()
+            if value == 3 { throw TestFailure(code: 3) }
+            return value * 10
+        }
+        let recorder = StreamRecorder<Int>().record(latest)
+        for value in 0..<6 {
+            source.fulfill(value)
+            await waitUntil { recorder.entries.count == value + 1 }  // this call's result, before the next value
+        }
+        source.reject(TestFailure(code: 9))  // the source's errors pass through
+        source.finish()
+        await recorder.finished()
+        #expect(recorder.values == [0, 10, 20, 40, 50])
+        #expect(recorder.errors.compactMap { ($0 as? TestFailure)?.code } == [3, 9])
+    }
+
+    @Test func `async flatMapLatest racing values publishes an increasing run that ends with the last value's`() async {
+        for _ in 0..<Stress.heavy {
+            let source = StreamPromise<Int>(capacity: 0)
+            let latest = source.stream.flatMapLatest { value, _ in
+                await Task.yield()
+                return value
+            }
+            let recorder = StreamRecorder<Int>().record(latest)
+            for value in 0..<20 { source.fulfill(value) }
+            source.finish()
+            await recorder.finished()
+            let values = recorder.values
+            #expect(values.last == 19)  // the last call is never replaced
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 })  // no replaced call after a newer one
+        }
+    }
+
+    actor Labels {
+        var prefix = "label "
+    }
+
+    @Test func `async flatMapLatest on the main actor and on an actor run their calls there`() async {
+        let onMainActor = FutureStream(value: 1).flatMapLatest(on: .mainActor) { value, _ in
+            MainActor.assertIsolated()
+            await Task.yield()
+            return "main \(value)"
+        }
+        let labels = Labels()
+        let onActor = FutureStream(value: 2).flatMapLatest(on: labels) { labels, value, _ in
+            labels.assertIsolated()
+            await Task.yield()
+            return labels.prefix + "\(value)"
+        }
+        for (stream, expected) in [(onMainActor, "main 1"), (onActor, "label 2")] {
+            let recorder = StreamRecorder<String>().record(stream)
+            await recorder.finished()
+            #expect(recorder.values == [expected])
+        }
+    }
+
     // MARK: - Every combining operator
 
     @Test(arguments: CombiningOperator.allCases)

@@ -210,24 +210,36 @@ struct FutureStreamCombiningTests {
         async
     {
         let source = StreamPromise<Int>(capacity: 0)
-        let started = (0..<2).map { _ in Promise<CancellationToken>() }
-        let firstSawCancellation = Promise<Bool>()
+        let started = (0..<3).map { _ in Promise<CancellationToken>() }
+        let calls = Locked<[String]>([])
+        let firstCancelled = Promise<Void>()
+        let release = Promise<Void>()  // lets the cancelled first call return
         let latest = source.stream.flatMapLatest { index, token in
+            calls.withLock { $0.append("start \(index)") }
             started[index].fulfill(token)
-            guard index == 0 else { return "call \(index)" }
-            while !Task.isCancelled { await Task.yield() }  // replaced mid-call
-            firstSawCancellation.fulfill(token.isCancellationRequested)
-            return "call 0, too late"
+            if index == 0 {
+                while !Task.isCancelled { await Task.yield() }  // replaced mid-call
+                #expect(token.isCancellationRequested)
+                firstCancelled.fulfill(())
+                await withCheckedContinuation { continuation in
+                    release.future.onComplete(on: .synchronous) { _ in continuation.resume() }
+                }
+                calls.withLock { $0.append("end 0") }
+                return "call 0, too late"
+            }
+            return "call \(index)"
         }
         let recorder = StreamRecorder<String>().record(latest)
         source.fulfill(0)
-        let firstToken = try? await started[0].future.value()
-        source.fulfill(1)
-        #expect(firstToken?.isCancellationRequested == true)
-        #expect((try? await firstSawCancellation.future.value()) == true)
+        _ = try? await started[0].future.value()
+        source.fulfill(1)  // cancels call 0; call 1 waits for it to return
+        _ = try? await firstCancelled.future.value()
+        source.fulfill(2)  // replaces call 1 before it started: it is never called
+        release.fulfill(())
         source.finish()
         await recorder.finished()
-        #expect(recorder.values == ["call 1"])
+        #expect(calls.value == ["start 0", "end 0", "start 2"])  // one call at a time, in order
+        #expect(recorder.values == ["call 2"])
         #expect(recorder.errors.isEmpty)
         #expect(source.stream.subscriberCount == 0)
     }
@@ -276,11 +288,23 @@ struct FutureStreamCombiningTests {
         #expect(recorder.errors.compactMap { ($0 as? TestFailure)?.code } == [3, 9])
     }
 
-    @Test func `async flatMapLatest racing values publishes an increasing run that ends with the last value's`() async {
+    @Test
+    func `async flatMapLatest racing values: one call at a time, an increasing run that ends with the last value's`()
+        async
+    {
+        let running = Locked(0)
+        let overlaps = Counter()
         for _ in 0..<Stress.heavy {
             let source = StreamPromise<Int>(capacity: 0)
             let latest = source.stream.flatMapLatest { value, _ in
+                if running.withLock({
+                    $0 += 1
+                    return $0
+                }) > 1 {
+                    overlaps.increment()
+                }
                 await Task.yield()
+                running.withLock { $0 -= 1 }
                 return value
             }
             let recorder = StreamRecorder<Int>().record(latest)
@@ -291,6 +315,7 @@ struct FutureStreamCombiningTests {
             #expect(values.last == 19)  // the last call is never replaced
             #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 })  // no replaced call after a newer one
         }
+        #expect(overlaps.value == 0)  // one call at a time
     }
 
     actor Labels {

@@ -147,13 +147,13 @@ extension FutureStream {
 
 // MARK: - Async closures, on the main actor, isolated to an actor
 
-// The async closure is the inner work itself: each value starts it in a task (on FutureLib's
+// The async closure is the inner work itself: each value runs it in a task (on FutureLib's
 // threads or the context's, on the main actor, or isolated to an actor) with a token of that
-// value's own, and a newer value cancels that token, and so the task, without waiting for it.
+// value's own, and a newer value cancels that token, and so the task, then runs its own call.
 
 extension FutureStream {
     /// Runs async `transform` for every value, and publishes only the latest call's result: a new
-    /// value cancels the previous call's token (and its task) and starts its own call at once.
+    /// value cancels the running call's token (and its task), and its own call follows it.
     ///
     /// ```swift
     /// let queries = StreamPromise<String>()
@@ -172,12 +172,13 @@ extension FutureStream {
     ///
     /// ### Semantics
     /// As the future form (`transform` returning a `Future`), with the async closure as the inner
-    /// work: each call runs in a task of its own, started when its value arrives, with a token
-    /// that is cancelled (and the task with it) when the next value arrives, when
-    /// `cancellationToken` is, and when the new stream ends or is released. A replaced call is not
-    /// waited for; whatever it returns or throws is dropped. A throw of the latest call is
-    /// published as an error. The new stream finishes when this stream has finished and the
-    /// latest call has returned.
+    /// work: each call runs in a task, with a token that is cancelled (and the task with it) when
+    /// the next value arrives, when `cancellationToken` is, and when the new stream ends or is
+    /// released. Calls run one at a time, in order: the next value's call starts once the call it
+    /// replaced has returned (as Kotlin's `mapLatest` joins the block it cancels), and a value
+    /// replaced before its call started is not called. What a replaced call returns or throws is
+    /// dropped; a throw of the latest call is published as an error. The new stream finishes when
+    /// this stream has finished and the latest call has returned.
     ///
     /// - Parameters:
     ///   - context: Where the tasks' jobs run. Defaults to ``ExecutionContext/default``.
@@ -256,22 +257,35 @@ extension FutureStream {
     }
 
     /// The async forms' one path: each call is a future of its own, completed by its task, and
-    /// switched to as the future form switches.
+    /// switched to as the future form switches. A call's task first waits until the call it
+    /// replaced has returned (that one's token is cancelled by then), so calls never overlap.
     func flatMapLatest<U: Sendable>(
         at placement: TaskPlacement,
         cancellationToken: CancellationToken,
         _ transform: @escaping @Sendable (Value, CancellationToken) async throws -> U
     ) -> FutureStream<U> {
-        deriveLatest(on: .synchronous, cancellationToken: cancellationToken) { value, token in
+        // The end of the latest call so far; `deriveLatest`'s closure, which alone touches it,
+        // runs one value at a time, in order.
+        let latestCallEnd = StageBox<Future<Void>?>(nil)
+        return deriveLatest(on: .synchronous, cancellationToken: cancellationToken) { value, token in
             let call = Future<U>()
+            let callEnd = Future<Void>()
+            let replaced = latestCallEnd.value
+            latestCallEnd.value = callEnd
             placement.start(cancellationToken: token) {
+                if let replaced { await replaced.ended() }
                 let result: Result<U, any Error>
-                do {
-                    result = .success(try await transform(value, token))
-                } catch {
-                    result = .failure(error)
+                if token.isCancellationRequested {
+                    result = .failure(cancelledFailure)  // replaced before it started: not called
+                } else {
+                    do {
+                        result = .success(try await transform(value, token))
+                    } catch {
+                        result = .failure(error)
+                    }
                 }
                 call.complete(with: result)
+                callEnd.complete(with: .success(()))
             }
             return .future(call)
         }
@@ -399,6 +413,16 @@ final class LatestSwitch: Sendable {
         state.withLock { state in
             state.isInnerRunning = false
             return state.current.take()
+        }
+    }
+}
+
+extension Future where Value == Void {
+    /// Suspends until this future has completed, however the task's cancellation stands: a
+    /// `flatMapLatest` call waits so for the one it replaced, cancelled by then, to return.
+    func ended() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            onComplete(on: .synchronous) { _ in continuation.resume() }
         }
     }
 }

@@ -420,7 +420,7 @@ final class LatestSwitch: Sendable {
 extension Future where Value == Void {
     /// Suspends until this future has completed, however the task's cancellation stands: a
     /// `flatMapLatest` call waits so for the one it replaced, cancelled by then, to return.
-    func ended() async {
+    fileprivate func ended() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             onComplete(on: .synchronous) { _ in continuation.resume() }
         }

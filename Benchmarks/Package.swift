@@ -87,7 +87,7 @@ let package = Package(
             dependencies: [futureLib],
             path: "Timing/AsyncTimingDriver"
         ),
-        // Not a benchmark: the stream operators (merge, combineLatest, removeDuplicates, chunks) against
+        // Not a benchmark: the stream operators (merge, combineLatest, debounce, removeDuplicates, chunks) against
         // swift-async-algorithms over AsyncStream in alternating rounds, and heap bytes per live stage.
         .executableTarget(
             name: "StreamOperatorsDriver",

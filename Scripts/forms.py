@@ -147,9 +147,8 @@ ROWS = [
         "members": [r"FutureStream\.reduce\(", r"FutureStream\.contains\(on:", r"FutureStream\.allSatisfy\("],
     },
     {
-        "label": "stream `flatMapLatest` (to a future or a stream)",
+        "label": "stream `flatMapLatest` (to a future or a stream; async: the call is the inner work)",
         "members": [r"FutureStream\.flatMapLatest\("],
-        "absent": {"asyncContext": "✗ ⁵", "asyncMainActor": "✗ ⁵", "actor": "✗ ⁵"},
     },
     {
         "label": "`future.flatMap(capacity:)`, `future.recoverWith(capacity:)` (to a stream)",

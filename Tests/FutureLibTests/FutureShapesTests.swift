@@ -382,6 +382,10 @@ private actor Ledger {
         _ = stream.flatMapLatest(on: .mainActor) { value, _ -> FutureStream<Int> in
             FutureStream(value: value + self.count)
         }
+        // flatMapLatest with an async closure: the call is the inner work, cancelled by the next value
+        _ = stream.flatMapLatest(on: context) { value, _ async in value }
+        _ = stream.flatMapLatest(on: .mainActor) { value, _ async in value + self.count }
+        _ = stream.flatMapLatest(on: ledger) { ledger, value, _ in value + ledger.count }
         // A future continued by a stream
         _ = future.flatMap(capacity: 1, on: context) { FutureStream(value: $0) }
         _ = future.flatMap(capacity: 1, on: .mainActor) { FutureStream(value: $0 + self.count) }

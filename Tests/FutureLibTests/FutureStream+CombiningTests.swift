@@ -204,6 +204,143 @@ struct FutureStreamCombiningTests {
         #expect(innerToken.value?.isCancellationRequested == true)
     }
 
+    // MARK: - flatMapLatest, async closures
+
+    @Test func `async flatMapLatest switches to the latest call: a new value cancels the running one's token and task`()
+        async
+    {
+        let source = StreamPromise<Int>(capacity: 0)
+        let started = (0..<3).map { _ in Promise<CancellationToken>() }
+        let calls = Locked<[String]>([])
+        let firstCancelled = Promise<Void>()
+        let release = Promise<Void>()  // lets the cancelled first call return
+        let latest = source.stream.flatMapLatest { index, token in
+            calls.withLock { $0.append("start \(index)") }
+            started[index].fulfill(token)
+            if index == 0 {
+                while !Task.isCancelled { await Task.yield() }  // replaced mid-call
+                #expect(token.isCancellationRequested)
+                firstCancelled.fulfill(())
+                await withCheckedContinuation { continuation in
+                    release.future.onComplete(on: .synchronous) { _ in continuation.resume() }
+                }
+                calls.withLock { $0.append("end 0") }
+                return "call 0, too late"
+            }
+            return "call \(index)"
+        }
+        let recorder = StreamRecorder<String>().record(latest)
+        source.fulfill(0)
+        _ = try? await started[0].future.value()
+        source.fulfill(1)  // cancels call 0; call 1 waits for it to return
+        _ = try? await firstCancelled.future.value()
+        source.fulfill(2)  // replaces call 1 before it started: it is never called
+        release.fulfill(())
+        source.finish()
+        await recorder.finished()
+        #expect(calls.value == ["start 0", "end 0", "start 2"])  // one call at a time, in order
+        #expect(recorder.values == ["call 2"])
+        #expect(recorder.errors.isEmpty)
+        #expect(source.stream.subscriberCount == 0)
+    }
+
+    @Test func `async flatMapLatest cancelled mid-call cancels the call and ends at once`() async {
+        let source = StreamPromise<Int>(capacity: 0)
+        let request = CancellationRequest()
+        let started = Promise<CancellationToken>()
+        let sawCancellation = Promise<Bool>()
+        let latest = source.stream.flatMapLatest(cancellationToken: request.token) { value, token in
+            started.fulfill(token)
+            while !Task.isCancelled { await Task.yield() }
+            sawCancellation.fulfill(token.isCancellationRequested)
+            return value
+        }
+        let recorder = StreamRecorder<Int>().record(latest)
+        source.fulfill(1)
+        let callToken = try? await started.future.value()
+        request.cancel()
+        #expect(recorder.isFinished)  // at once: the call is not waited for
+        #expect(recorder.errors.count == 1 && recorder.errors.first is CancellationError)
+        #expect(callToken?.isCancellationRequested == true)
+        #expect((try? await sawCancellation.future.value()) == true)
+        #expect(recorder.values.isEmpty)
+        #expect(source.stream.subscriberCount == 0)
+    }
+
+    @Test func `async flatMapLatest publishes each call's result in order when none is replaced, and its throws`()
+        async
+    {
+        let source = StreamPromise<Int>(capacity: 0)
+        let latest = source.stream.flatMapLatest { value, _ in
+            await Task.yield()
+            if value == 3 { throw TestFailure(code: 3) }
+            return value * 10
+        }
+        let recorder = StreamRecorder<Int>().record(latest)
+        for value in 0..<6 {
+            source.fulfill(value)
+            await waitUntil { recorder.entries.count == value + 1 }  // this call's result, before the next value
+        }
+        source.reject(TestFailure(code: 9))  // the source's errors pass through
+        source.finish()
+        await recorder.finished()
+        #expect(recorder.values == [0, 10, 20, 40, 50])
+        #expect(recorder.errors.compactMap { ($0 as? TestFailure)?.code } == [3, 9])
+    }
+
+    @Test
+    func `async flatMapLatest racing values: one call at a time, an increasing run that ends with the last value's`()
+        async
+    {
+        let running = Locked(0)
+        let overlaps = Counter()
+        for _ in 0..<Stress.heavy {
+            let source = StreamPromise<Int>(capacity: 0)
+            let latest = source.stream.flatMapLatest { value, _ in
+                if running.withLock({
+                    $0 += 1
+                    return $0
+                }) > 1 {
+                    overlaps.increment()
+                }
+                await Task.yield()
+                running.withLock { $0 -= 1 }
+                return value
+            }
+            let recorder = StreamRecorder<Int>().record(latest)
+            for value in 0..<20 { source.fulfill(value) }
+            source.finish()
+            await recorder.finished()
+            let values = recorder.values
+            #expect(values.last == 19)  // the last call is never replaced
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 })  // no replaced call after a newer one
+        }
+        #expect(overlaps.value == 0)  // one call at a time
+    }
+
+    actor Labels {
+        var prefix = "label "
+    }
+
+    @Test func `async flatMapLatest on the main actor and on an actor run their calls there`() async {
+        let onMainActor = FutureStream(value: 1).flatMapLatest(on: .mainActor) { value, _ in
+            MainActor.assertIsolated()
+            await Task.yield()
+            return "main \(value)"
+        }
+        let labels = Labels()
+        let onActor = FutureStream(value: 2).flatMapLatest(on: labels) { labels, value, _ in
+            labels.assertIsolated()
+            await Task.yield()
+            return labels.prefix + "\(value)"
+        }
+        for (stream, expected) in [(onMainActor, "main 1"), (onActor, "label 2")] {
+            let recorder = StreamRecorder<String>().record(stream)
+            await recorder.finished()
+            #expect(recorder.values == [expected])
+        }
+    }
+
     // MARK: - Every combining operator
 
     @Test(arguments: CombiningOperator.allCases)

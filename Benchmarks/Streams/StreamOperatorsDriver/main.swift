@@ -2,7 +2,8 @@
 // swift-async-algorithms' over `AsyncStream`, and against the hand-written FutureLib equivalent
 // where one was written before the operator existed, in one process, in alternating rounds
 // (medians, so that the machine's load drifts over every variant alike). Then glibc's heap bytes
-// per live operator stage, against a `map` stage.
+// per live operator stage, against a `map` stage, and for the operators of several sources per
+// stage of 2 and of 4 sources (the difference is what each source adds).
 //
 //     swift run -c release StreamOperatorsDriver [values per round, default 100000] [rounds, default 7] [cpu]
 //
@@ -132,6 +133,11 @@ func futureLibCombineLatest(pull: Bool) -> Int {
     return sink.count
 }
 
+/// `debounce` with a producer faster than any interval: every value restarts the wait, and the
+/// source's end publishes the one waiting value (in both libraries), so the consumer sees one value.
+/// FutureLib on its default system clock, swift-async-algorithms on `ContinuousClock`: both real time.
+let debounceInterval = Duration.seconds(1)
+
 func futureLibOneSource<T: Sendable>(pull: Bool, _ operation: (FutureStream<Int>) -> FutureStream<T>) -> Int {
     let source = StreamPromise<Int>(capacity: 0)
     let sink = consume(operation(source.stream), pull: pull)
@@ -201,6 +207,10 @@ where S.Element: Sendable {
     return sink.count
 }
 
+func asyncAlgorithmsDebounce() -> Int {
+    asyncAlgorithmsOneSource { $0.debounce(for: debounceInterval, clock: ContinuousClock()) }
+}
+
 // MARK: - Rounds
 
 struct Family {
@@ -224,6 +234,20 @@ let families = [
             ("FutureLib combineLatest, .synchronous subscriber", { futureLibCombineLatest(pull: false) }),
             ("FutureLib combineLatest, for await", { futureLibCombineLatest(pull: true) }),
             ("AsyncAlgorithms combineLatest over AsyncStream", asyncAlgorithmsCombineLatest),
+        ]
+    ),
+    Family(
+        name: "debounce(for: 1 s), every value within the interval",
+        variants: [
+            (
+                "FutureLib debounce, .synchronous subscriber",
+                { futureLibOneSource(pull: false) { $0.debounce(for: debounceInterval) } }
+            ),
+            (
+                "FutureLib debounce, for await",
+                { futureLibOneSource(pull: true) { $0.debounce(for: debounceInterval) } }
+            ),
+            ("AsyncAlgorithms debounce over AsyncStream", asyncAlgorithmsDebounce),
         ]
     ),
     Family(
@@ -301,20 +325,21 @@ for family in families where only == nil || family.variants.contains(where: { $0
 
 // MARK: - Heap per live stage
 
-/// glibc's heap bytes per live stage that `make` builds on a source of its own (the source,
-/// its promise and the final subscriber's share are the same for each operator and taken out
-/// with the `none` baseline: a source with one subscriber and no stage).
-func heapPerStage(_ make: (FutureStream<Int>) -> AnyObject?) -> Double {
+/// glibc's heap bytes per live stage that `make` builds on `sources` sources of its own (the
+/// sources, their promises and the final subscriber's share are the same for each operator of
+/// that many sources and taken out with the baseline of that many: the sources, the first with one
+/// subscriber, and no stage).
+func heapPerStage(sources: Int = 1, _ make: ([FutureStream<Int>]) -> AnyObject?) -> Double {
     let count = 10_000
     var promises: [StreamPromise<Int>] = []
     var stages: [AnyObject] = []
-    promises.reserveCapacity(count)
+    promises.reserveCapacity(count * sources)
     stages.reserveCapacity(count)
     let before = malloc_info_bytes_in_use() + malloc_info_bytes_mapped()
     for _ in 0..<count {
-        let promise = StreamPromise<Int>(capacity: 0)
-        if let stage = make(promise.stream) { stages.append(stage) }
-        promises.append(promise)
+        let made = (0..<sources).map { _ in StreamPromise<Int>(capacity: 0) }
+        if let stage = make(made.map(\.stream)) { stages.append(stage) }
+        promises.append(contentsOf: made)
     }
     let after = malloc_info_bytes_in_use() + malloc_info_bytes_mapped()
     withExtendedLifetime((promises, stages)) {}
@@ -330,21 +355,28 @@ if only != nil { exit(0) }
 print(
     "\nheap per live stage (glibc, bytes; a stream with its promise and one .synchronous subscriber, then each operator's stage between them)"
 )
-let baseline = heapPerStage { subscribed($0) }
-let stageKinds: [(String, (FutureStream<Int>) -> AnyObject?)] = [
-    ("map", { subscribed($0.map(on: .synchronous) { $0 + 1 }) }),
-    ("filter", { subscribed($0.filter(on: .synchronous) { $0 > 0 }) }),
-    ("compactMap", { subscribed($0.compactMap(on: .synchronous) { $0 }) }),
-    ("removeDuplicates", { subscribed($0.removeDuplicates()) }),
-    ("scan", { subscribed($0.scan(0, on: .synchronous) { $0 + $1 }) }),
-    ("prefix(10)", { subscribed($0.prefix(10)) }),
-    ("chunks(ofCount: 10)", { subscribed($0.chunks(ofCount: 10)) }),
-    ("merge with .never", { subscribed(merge($0, .never)) }),
-    ("combineLatest with .never", { subscribed(combineLatest($0, FutureStream<Int>.never)) }),
-    ("async map", { subscribed($0.map { value async in value + 1 }) }),
+let baselines = [1, 2, 4].map { sources in (sources, heapPerStage(sources: sources) { subscribed($0[0]) }) }
+let stageKinds: [(String, Int, ([FutureStream<Int>]) -> AnyObject?)] = [
+    ("map", 1, { subscribed($0[0].map(on: .synchronous) { $0 + 1 }) }),
+    ("filter", 1, { subscribed($0[0].filter(on: .synchronous) { $0 > 0 }) }),
+    ("compactMap", 1, { subscribed($0[0].compactMap(on: .synchronous) { $0 }) }),
+    ("removeDuplicates", 1, { subscribed($0[0].removeDuplicates()) }),
+    ("scan", 1, { subscribed($0[0].scan(0, on: .synchronous) { $0 + $1 }) }),
+    ("prefix(10)", 1, { subscribed($0[0].prefix(10)) }),
+    ("chunks(ofCount: 10)", 1, { subscribed($0[0].chunks(ofCount: 10)) }),
+    ("debounce(for: 1 s)", 1, { subscribed($0[0].debounce(for: debounceInterval)) }),
+    ("merge with .never (a new stream of its own)", 1, { subscribed(merge($0[0], .never)) }),
+    ("merge of 2", 2, { subscribed(merge($0)) }),
+    ("merge of 4", 4, { subscribed(merge($0)) }),
+    ("zip of 2", 2, { subscribed(zip($0[0], $0[1])) }),
+    ("combineLatest of 2", 2, { subscribed(combineLatest($0[0], $0[1])) }),
+    ("async map", 1, { subscribed($0[0].map { value async in value + 1 }) }),
 ]
-print("  source + promise + subscriber, no stage: \(fixed0(baseline))")
-for (name, make) in stageKinds {
-    let bytes = heapPerStage(make) - baseline
+for (sources, bytes) in baselines {
+    print("  \(sources) source(s) + promise(s), a subscriber on the first, no stage: \(fixed0(bytes))")
+}
+for (name, sources, make) in stageKinds {
+    let baseline = baselines.first { $0.0 == sources }!.1
+    let bytes = heapPerStage(sources: sources, make) - baseline
     print("  \(name): \(fixed0(bytes)) more")
 }

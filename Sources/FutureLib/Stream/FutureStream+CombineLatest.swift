@@ -30,6 +30,7 @@
 ///   - second: The stream of second elements.
 ///   - cancellationToken: Cancels and finishes the new stream.
 /// - Returns: A stream of the latest pairs.
+@inlinable
 public func combineLatest<A: Sendable, B: Sendable>(
     _ first: FutureStream<A>,
     _ second: FutureStream<B>,
@@ -72,6 +73,7 @@ public func combineLatest<A: Sendable, B: Sendable>(
 ///   - third: The stream of third elements.
 ///   - cancellationToken: Cancels and finishes the new stream.
 /// - Returns: A stream of the latest triples.
+@inlinable
 public func combineLatest<A: Sendable, B: Sendable, C: Sendable>(
     _ first: FutureStream<A>,
     _ second: FutureStream<B>,
@@ -89,13 +91,18 @@ public func combineLatest<A: Sendable, B: Sendable, C: Sendable>(
 }
 
 /// `combineLatest`'s state: the latest value of each stream, and which have finished.
+@usableFromInline
 struct CombineLatest2State<A: Sendable, B: Sendable>: Sendable {
-    private var latestFirst: A?
-    private var latestSecond: B?
-    private var isFirstFinished = false
-    private var isSecondFinished = false
-    private var isDone = false
+    @usableFromInline var latestFirst: A?
+    @usableFromInline var latestSecond: B?
+    @usableFromInline var isFirstFinished = false
+    @usableFromInline var isSecondFinished = false
+    @usableFromInline var isDone = false
 
+    @inlinable
+    init() {}
+
+    @inlinable
     mutating func first(_ event: StreamEvent<A>, into outbox: inout [StageOutput<(A, B)>]) {
         guard !isDone else { return }
         switch event {
@@ -110,6 +117,7 @@ struct CombineLatest2State<A: Sendable, B: Sendable>: Sendable {
         }
     }
 
+    @inlinable
     mutating func second(_ event: StreamEvent<B>, into outbox: inout [StageOutput<(A, B)>]) {
         guard !isDone else { return }
         switch event {
@@ -124,7 +132,8 @@ struct CombineLatest2State<A: Sendable, B: Sendable>: Sendable {
         }
     }
 
-    private mutating func end(into outbox: inout [StageOutput<(A, B)>]) {
+    @inlinable
+    mutating func end(into outbox: inout [StageOutput<(A, B)>]) {
         isDone = true
         latestFirst = nil
         latestSecond = nil

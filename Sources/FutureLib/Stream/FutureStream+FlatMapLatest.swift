@@ -143,6 +143,156 @@ extension FutureStream {
         }
     }
 
+}
+
+// MARK: - Async closures, on the main actor, isolated to an actor
+
+// The async closure is the inner work itself: each value runs it in a task (on FutureLib's
+// threads or the context's, on the main actor, or isolated to an actor) with a token of that
+// value's own, and a newer value cancels that token, and so the task, then runs its own call.
+
+extension FutureStream {
+    /// Runs async `transform` for every value, and publishes only the latest call's result: a new
+    /// value cancels the running call's token (and its task), and its own call follows it.
+    ///
+    /// ```swift
+    /// let queries = StreamPromise<String>()
+    /// let results = queries.stream.flatMapLatest { query, _ in
+    ///     try await Task.sleep(for: .milliseconds(100))  // a search request, say; cancelled by the next query
+    ///     return "results for \(query)"
+    /// }
+    /// ```
+    ///
+    /// ```
+    /// source:  a     b              |
+    /// call a:  ---(cancelled)
+    /// call b:        -------"b"
+    /// output:               "b"     |
+    /// ```
+    ///
+    /// ### Semantics
+    /// As the future form (`transform` returning a `Future`), with the async closure as the inner
+    /// work: each call runs in a task, with a token that is cancelled (and the task with it) when
+    /// the next value arrives, when `cancellationToken` is, and when the new stream ends or is
+    /// released. Calls run one at a time, in order: the next value's call starts once the call it
+    /// replaced has returned (as Kotlin's `mapLatest` joins the block it cancels), and a value
+    /// replaced before its call started is not called. What a replaced call returns or throws is
+    /// dropped; a throw of the latest call is published as an error. The new stream finishes when
+    /// this stream has finished and the latest call has returned.
+    ///
+    /// - Parameters:
+    ///   - context: Where the tasks' jobs run. Defaults to ``ExecutionContext/default``.
+    ///   - cancellationToken: Cancels the running call and finishes the new stream.
+    ///   - transform: The work for a value; its token (and task) is cancelled when it is replaced.
+    /// - Returns: A stream of the latest calls' results.
+    public func flatMapLatest<U: Sendable>(
+        on context: some ExecutionContext = .default,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @Sendable @concurrent (Value, CancellationToken) async throws -> U
+    ) -> FutureStream<U> {
+        flatMapLatest(at: .on(context), cancellationToken: cancellationToken) { value, token in
+            try await transform(value, token)
+        }
+    }
+
+    /// Runs async `transform` for every value in a task on the main actor, and publishes only the
+    /// latest call's result: a new value cancels the previous call.
+    ///
+    /// ```swift
+    /// @MainActor final class SearchField {
+    ///     var scope = "all"
+    ///     func results(_ queries: FutureStream<String>) -> FutureStream<String> {
+    ///         queries.flatMapLatest(on: .mainActor) { query, _ in
+    ///             try await Task.sleep(for: .milliseconds(100))
+    ///             return "\(self.scope): \(query)"
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: `.mainActor`.
+    ///   - cancellationToken: Cancels the running call and finishes the new stream.
+    ///   - transform: The work for a value; its token (and task) is cancelled when it is replaced.
+    /// - Returns: A stream of the latest calls' results.
+    public func flatMapLatest<U: Sendable>(
+        on context: MainActorExecutionContext,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @MainActor (Value, CancellationToken) async throws -> U
+    ) -> FutureStream<U> {
+        flatMapLatest(at: .mainActor, cancellationToken: cancellationToken) { value, token in
+            try await transform(value, token)
+        }
+    }
+
+    /// Runs async `transform`, isolated to `actor`, for every value, and publishes only the latest
+    /// call's result: a new value cancels the previous call.
+    ///
+    /// ```swift
+    /// actor Catalog {
+    ///     var prices = ["tea": 3]
+    ///     func quotes(_ items: FutureStream<String>) -> FutureStream<Int> {
+    ///         items.flatMapLatest(on: self) { catalog, item, _ in
+    ///             await Task.yield()
+    ///             return catalog.prices[item] ?? 0
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - actor: The actor `transform` is isolated to.
+    ///   - cancellationToken: Cancels the running call and finishes the new stream.
+    ///   - transform: The work for a value, its first parameter `actor`, isolated; its token (and
+    ///     task) is cancelled when it is replaced.
+    /// - Returns: A stream of the latest calls' results.
+    public func flatMapLatest<A: Actor, U: Sendable>(
+        on actor: A,
+        cancellationToken: CancellationToken = .none,
+        _ transform: @escaping @Sendable (isolated A, Value, CancellationToken) async throws -> U
+    ) -> FutureStream<U> {
+        flatMapLatest(at: .pool, cancellationToken: cancellationToken) { value, token in
+            try await transform(actor, value, token)
+        }
+    }
+
+    /// The async forms' one path: each call is a future of its own, completed by its task, and
+    /// switched to as the future form switches. A call's task first waits until the call it
+    /// replaced has returned (that one's token is cancelled by then), so calls never overlap.
+    func flatMapLatest<U: Sendable>(
+        at placement: TaskPlacement,
+        cancellationToken: CancellationToken,
+        _ transform: @escaping @Sendable (Value, CancellationToken) async throws -> U
+    ) -> FutureStream<U> {
+        // The end of the latest call so far; `deriveLatest`'s closure, which alone touches it,
+        // runs one value at a time, in order.
+        let latestCallEnd = StageBox<Future<Void>?>(nil)
+        return deriveLatest(on: .synchronous, cancellationToken: cancellationToken) { value, token in
+            let call = Future<U>()
+            let callEnd = Future<Void>()
+            let replaced = latestCallEnd.value
+            latestCallEnd.value = callEnd
+            placement.start(cancellationToken: token) {
+                if let replaced { await replaced.ended() }
+                let result: Result<U, any Error>
+                if token.isCancellationRequested {
+                    result = .failure(cancelledFailure)  // replaced before it started: not called
+                } else {
+                    do {
+                        result = .success(try await transform(value, token))
+                    } catch {
+                        result = .failure(error)
+                    }
+                }
+                call.complete(with: result)
+                callEnd.complete(with: .success(()))
+            }
+            return .future(call)
+        }
+    }
+}
+
+extension FutureStream {
     /// The path of both `flatMapLatest`s: `start` gives the inner stream or future for a value
     /// and its token; the previous inner one's token is cancelled first.
     func deriveLatest<U: Sendable>(
@@ -263,6 +413,16 @@ final class LatestSwitch: Sendable {
         state.withLock { state in
             state.isInnerRunning = false
             return state.current.take()
+        }
+    }
+}
+
+extension Future where Value == Void {
+    /// Suspends until this future has completed, however the task's cancellation stands: a
+    /// `flatMapLatest` call waits so for the one it replaced, cancelled by then, to return.
+    fileprivate func ended() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            onComplete(on: .synchronous) { _ in continuation.resume() }
         }
     }
 }

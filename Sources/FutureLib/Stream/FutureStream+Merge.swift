@@ -1,4 +1,4 @@
-import FutureLibConcurrencyHelpers
+public import FutureLibConcurrencyHelpers  // public: inlinable code uses its lock
 
 // `merge`: the results of several streams of one type, as they arrive.
 
@@ -31,6 +31,7 @@ import FutureLibConcurrencyHelpers
 ///   - streams: The streams to merge.
 ///   - cancellationToken: Cancels and finishes the new stream.
 /// - Returns: A stream of every stream's results.
+@inlinable
 public func merge<Value: Sendable>(
     _ streams: FutureStream<Value>...,
     cancellationToken: CancellationToken = .none
@@ -52,6 +53,7 @@ public func merge<Value: Sendable>(
 ///   - streams: The streams to merge.
 ///   - cancellationToken: Cancels and finishes the new stream.
 /// - Returns: A stream of every stream's results.
+@inlinable
 public func merge<Value: Sendable>(
     _ streams: [FutureStream<Value>],
     cancellationToken: CancellationToken = .none
@@ -84,14 +86,17 @@ public func merge<Value: Sendable>(
 }
 
 /// How many of `merge`'s streams have not finished.
+@usableFromInline
 final class MergeCountdown: Sendable {
-    private let running: Lock<Int>
+    @usableFromInline let running: Lock<Int>
 
+    @inlinable
     init(_ count: Int) {
         running = Lock(count)
     }
 
     /// One stream finished; true for the last one.
+    @inlinable
     func end() -> Bool {
         running.withLock { running in
             running -= 1

@@ -31,6 +31,7 @@
 ///   - second: The stream of second elements.
 ///   - cancellationToken: Cancels and finishes the new stream.
 /// - Returns: A stream of pairs.
+@inlinable
 public func zip<A: Sendable, B: Sendable>(
     _ first: FutureStream<A>,
     _ second: FutureStream<B>,
@@ -74,6 +75,7 @@ public func zip<A: Sendable, B: Sendable>(
 ///   - third: The stream of third elements.
 ///   - cancellationToken: Cancels and finishes the new stream.
 /// - Returns: A stream of triples.
+@inlinable
 public func zip<A: Sendable, B: Sendable, C: Sendable>(
     _ first: FutureStream<A>,
     _ second: FutureStream<B>,
@@ -86,13 +88,18 @@ public func zip<A: Sendable, B: Sendable, C: Sendable>(
 }
 
 /// `zip`'s state: the values waiting for a partner, and which streams have finished.
+@usableFromInline
 struct Zip2State<A: Sendable, B: Sendable>: Sendable {
-    private var firsts = WaitingValues<A>()
-    private var seconds = WaitingValues<B>()
-    private var isFirstFinished = false
-    private var isSecondFinished = false
-    private var isDone = false
+    @usableFromInline var firsts = WaitingValues<A>()
+    @usableFromInline var seconds = WaitingValues<B>()
+    @usableFromInline var isFirstFinished = false
+    @usableFromInline var isSecondFinished = false
+    @usableFromInline var isDone = false
 
+    @inlinable
+    init() {}
+
+    @inlinable
     mutating func first(_ event: StreamEvent<A>, into outbox: inout [StageOutput<(A, B)>]) {
         guard !isDone else { return }
         switch event {
@@ -109,6 +116,7 @@ struct Zip2State<A: Sendable, B: Sendable>: Sendable {
         endIfExhausted(into: &outbox)
     }
 
+    @inlinable
     mutating func second(_ event: StreamEvent<B>, into outbox: inout [StageOutput<(A, B)>]) {
         guard !isDone else { return }
         switch event {
@@ -126,7 +134,8 @@ struct Zip2State<A: Sendable, B: Sendable>: Sendable {
     }
 
     /// Ends the zip once a finished stream has no value left to pair.
-    private mutating func endIfExhausted(into outbox: inout [StageOutput<(A, B)>]) {
+    @inlinable
+    mutating func endIfExhausted(into outbox: inout [StageOutput<(A, B)>]) {
         guard (isFirstFinished && firsts.isEmpty) || (isSecondFinished && seconds.isEmpty) else { return }
         isDone = true
         firsts.removeAll()

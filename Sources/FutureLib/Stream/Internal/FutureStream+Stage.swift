@@ -1,4 +1,4 @@
-import FutureLibConcurrencyHelpers
+public import FutureLibConcurrencyHelpers  // public: inlinable code uses its lock
 
 // What the stream operators share beyond `derive`: a stage fed by several sources (merge, zip,
 // combineLatest), a stage that ends before its source (prefix), and leaving a source.
@@ -42,6 +42,7 @@ extension FutureStream {
     /// A new stage for an operator with several sources: a stream that keeps itself alive while
     /// it has subscribers (``isStage``), cancelled by `cancellationToken` (a `CancellationError`,
     /// then the end; already, when the token is).
+    @inlinable
     static func makeStage(capacity: Int, cancellationToken: CancellationToken) -> FutureStream<Value> {
         let stage = FutureStream(capacity: capacity, isStage: true)
         if stage.failIfCancelled(cancellationToken) { return stage }
@@ -55,6 +56,7 @@ extension FutureStream {
     /// in order, on the publishing thread, while the stage lives (it is held weakly). Results
     /// queued when `cancellationToken` fires are dropped. Returns how to leave this stream (nil
     /// when it had finished: nothing stays subscribed).
+    @inlinable
     func feed<U: Sendable>(
         _ stage: FutureStream<U>,
         on context: any ExecutionContext = .synchronous,
@@ -77,15 +79,26 @@ extension FutureStream {
 ///
 /// The pattern of swift-async-algorithms' state machines: an event mutates the state under the
 /// lock and says what to do; the caller does it after the lock is released.
+///
+/// Inlinable, as the operators built on it are (`zip`, `combineLatest`): specialized in the
+/// client, an event looks up no generic metadata.
+@usableFromInline
 final class StageMachine<State: Sendable, Output: Sendable>: Sendable {
-    private struct Core: Sendable {
-        var state: State
-        var outbox: [StageOutput<Output>] = []
-        var isEmitting = false
+    @usableFromInline
+    struct Core: Sendable {
+        @usableFromInline var state: State
+        @usableFromInline var outbox: [StageOutput<Output>] = []
+        @usableFromInline var isEmitting = false
+
+        @inlinable
+        init(state: State) {
+            self.state = state
+        }
     }
 
-    private let core: Lock<Core>
+    @usableFromInline let core: Lock<Core>
 
+    @inlinable
     init(_ state: State) {
         core = Lock(Core(state: state))
     }
@@ -93,7 +106,7 @@ final class StageMachine<State: Sendable, Output: Sendable>: Sendable {
     /// Runs `event` on the state under the lock; what it appends to its outbox is published to
     /// `stage` (in order with every other event's) before this returns or by the thread already
     /// publishing. Returns what `event` returns, for the caller to act on (a timer to stop).
-    @discardableResult
+    @inlinable @discardableResult
     func handle<R: Sendable>(
         _ stage: FutureStream<Output>?,
         _ event: (inout State, inout [StageOutput<Output>]) -> R
@@ -111,6 +124,7 @@ final class StageMachine<State: Sendable, Output: Sendable>: Sendable {
     /// As ``handle(_:_:)``, for the event that ends a timed stage and gives back the timer it held:
     /// the timer is stopped (outside the lock) before the outbox, with the end, is published, so code
     /// that sees the stream end sees no timer of this stage left on its clock.
+    @inlinable
     func finish(
         _ stage: FutureStream<Output>?,
         _ event: (inout State, inout [StageOutput<Output>]) -> (any ClockTimer)?
@@ -126,7 +140,8 @@ final class StageMachine<State: Sendable, Output: Sendable>: Sendable {
     }
 
     /// Publishes the outbox until it is empty; the results are released outside the lock.
-    private func emit(to stage: FutureStream<Output>?) {
+    @inlinable
+    func emit(to stage: FutureStream<Output>?) {
         var batch: [StageOutput<Output>] = []
         while true {
             core.withLock { core in
@@ -146,25 +161,32 @@ final class StageMachine<State: Sendable, Output: Sendable>: Sendable {
 }
 
 /// What a ``StageMachine`` publishes: a result, or the end of its stage.
+@usableFromInline
 enum StageOutput<Output: Sendable>: Sendable {
     case result(Result<Output, any Error>)
     case finish
 }
 
 /// A first-in, first-out queue of values waiting for a partner (`zip`) or a slot (`buffer`).
+@usableFromInline
 struct WaitingValues<Element: Sendable>: Sendable {
-    private var storage: [Element] = []
-    private var head = 0
+    @usableFromInline var storage: [Element] = []
+    @usableFromInline var head = 0
 
+    @inlinable
     init() {}
 
+    @inlinable
     var isEmpty: Bool { head == storage.count }
+    @inlinable
     var count: Int { storage.count - head }
 
+    @inlinable
     mutating func append(_ element: Element) {
         storage.append(element)
     }
 
+    @inlinable
     mutating func popFirst() -> Element? {
         guard head < storage.count else { return nil }
         let element = storage[head]
@@ -179,11 +201,13 @@ struct WaitingValues<Element: Sendable>: Sendable {
         return element
     }
 
+    @inlinable
     mutating func popLast() -> Element? {
         guard head < storage.count else { return nil }
         return storage.removeLast()
     }
 
+    @inlinable
     mutating func removeAll() {
         storage = []
         head = 0

@@ -62,6 +62,8 @@ public struct CancellationRegistration: Sendable, Hashable {
     /// - Otherwise exactly like ``unregister()``.
     /// - It blocks only while the handler is running on another thread; handlers are meant to be
     ///   short, so this is brief even in async code.
+    /// - When it returns, a handler that ran has also been released, with what its closure captured,
+    ///   even while the cancelling thread goes on with older handlers.
     /// - Called on the thread that is running cancellation handlers (from inside a handler, for
     ///   example), it returns at once instead of waiting for itself.
     public func unregisterAndWait() {

@@ -196,6 +196,49 @@ struct CancellationRegistrationTests {
         #expect(finishedWhenReturned)
     }
 
+    /// Where the two handlers of the test below are stored.
+    enum Storage: CaseIterable, Sendable {
+        /// The request's one list.
+        case ownList
+        /// The stripes of a request that has them.
+        case stripes
+        /// The own list of a request that got stripes after they were registered (run after the stripes).
+        case ownListOfStriped
+    }
+
+    /// What `withCancellation` relies on: its handler's closure holds the current task, which may be an `async let`
+    /// child whose memory goes with its scope. So the closure must be gone by the time `unregisterAndWait()` returns,
+    /// not released later by the cancelling thread (after the older handlers it still runs).
+    @Test(arguments: Storage.allCases)
+    func `a handler that ran is released before unregisterAndWait returns, while cancel() runs older handlers`(
+        storage: Storage
+    ) async {
+        let deinits = DeinitCounter()
+        let request = CancellationRequest()
+        if storage == .stripes { #expect(request.token.stripeRegistrations()) }
+        let olderStarted = Signal()
+        let release = Signal()
+        request.token.onCancel {  // the older handler: runs second, and holds cancel() until released
+            olderStarted.fire()
+            release.wait()
+        }
+        let tracked = deinits.make()
+        let registration = request.token.onCancel { tracked.touch() }  // the newest: runs first
+        _ = consume tracked
+        if storage == .ownListOfStriped { #expect(request.token.stripeRegistrations()) }
+        async let cancelled: Void = onDedicatedThread { request.cancel() }
+        let releasedWhenReturned = await onDedicatedThread { () -> Int in
+            olderStarted.wait()  // the newest handler has returned
+            registration.unregisterAndWait()
+            let released = deinits.deallocated
+            release.fire()
+            return released
+        }
+        await cancelled
+        #expect(releasedWhenReturned == 1)
+        #expect(deinits.deallocated == 1)
+    }
+
     @Test func `unregister never blocks on a handler running on another thread`() async {
         let request = CancellationRequest()
         let handlerStarted = Signal()

@@ -102,6 +102,31 @@ struct TaskCancellationBridgeTests {
 
     // MARK: - withTaskCancellationToken
 
+    /// An `async let` child's memory goes with its scope, so nothing may hold the child once `withCancellation` in it
+    /// returned: the handler's closure, which holds the task, is released before `unregisterAndWait` returns, even
+    /// while the cancelling thread still runs older handlers (here: until the child has ended and a new child took its
+    /// place). The shape that crashed in an AsyncHTTPClient adapter under many cancelled requests; it did not crash
+    /// here before the fix, so the rule itself is pinned by `CancellationRegistrationTests`' "a handler that ran is
+    /// released before unregisterAndWait returns, while cancel() runs older handlers".
+    @Test
+    func
+        `withCancellation in an async let child, cancelled from another thread, holds nothing of the child once it returned`()
+        async
+    {
+        for _ in 0..<Stress.heavy {
+            let request = CancellationRequest()
+            let release = Signal()
+            request.token.onCancel { release.wait() }  // older: holds cancel() until the child has ended
+            async let child: Void = withCancellation(request.token) { await request.token.wait() }
+            async let cancelled: Void = onDedicatedThread { request.cancel() }
+            await child
+            async let successor: Int = withCancellation(request.token) { 1 }  // may reuse the ended child's memory
+            #expect(await successor == 1)
+            release.fire()
+            await cancelled
+        }
+    }
+
     @Test func `withTaskCancellationToken cancels the token as soon as the task is cancelled`() async {
         let tokenBox = Locked<CancellationToken?>(nil)
         let ready = Signal()

@@ -310,11 +310,12 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
             }
             return action
         }
-        switch action {
-        case .runHandlers(let first, let attachments):
+        // Consumed, and the first handler taken out of its binding: no copy of it may outlive its run (see
+        // `runHandlers`).
+        switch consume action {
+        case .runHandlers(var first, let attachments):
             attachments?.detach()
-            guard let first else { return }
-            runHandlers(startingWith: first)
+            runHandlers(startingWith: first.take())
         case .runStriped(let attachments):
             attachments?.detach()
             // The state says striped only once the address is published, under the same lock.
@@ -343,10 +344,12 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     /// The cancelling loop: runs `next`, then asks the state for the following handler, until none is left.
     ///
     /// Each entry is consumed by the call that runs it, so its closure is released right after it
-    /// returned, with no retain and release around the call. (A local of this function, not a
-    /// variable captured by a closure: the move checker tracks only locals.)
-    private func runHandlers(startingWith first: consuming CancellationState.Next) {
-        var next = first
+    /// returned, with no retain and release around the call, and before the threads waiting for it in
+    /// `unregisterAndWait()` are woken: a closure that holds something whose life ends with the waiter's
+    /// scope (`withCancellation`'s, an `async let` child task) is gone when the waiter returns. (A local of
+    /// this function, not a variable captured by a closure: the move checker tracks only locals.)
+    private func runHandlers(startingWith first: consuming CancellationState.Next?) {
+        guard var next = first.take() else { return }
         while true {
             Self.run(consume next)
             switch state.withLock({ $0.handlerReturned() }) {
@@ -366,11 +369,11 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
     /// any) returned: wakes its waiters and runs the request's own list, or completes cancellation.
     private func continueHandlers() {
         switch state.withLock({ $0.handlerReturned() }) {
-        case .run(let first):
-            runHandlers(startingWith: first)
-        case .wake(let waiters, let first):
+        case .run(let first):  // consumed, as in `cancel(reason:)`
+            runHandlers(startingWith: consume first)
+        case .wake(let waiters, var first):
             for waiter in waiters { waiter.signal() }
-            if let first { runHandlers(startingWith: first) }
+            runHandlers(startingWith: first.take())
         case .finished:
             return
         }

@@ -1,0 +1,90 @@
+public import AsyncHTTPClient
+public import FutureLib
+public import Logging
+public import NIOCore
+
+extension HTTPClient {
+    /// Executes `request` in the calling task and hands its response to `handleResponse`, while
+    /// `cancellationToken` cancels both in flight.
+    ///
+    /// The form for `async` code: no `Future`, no task of its own, and the response is AsyncHTTPClient's own,
+    /// its body streamed from the connection, not collected and rebuilt. The token covers every phase, from
+    /// waiting for a connection to the last chunk `handleResponse` reads.
+    ///
+    /// ```swift
+    /// let deadline = CancellationRequest(cancelAfter: .seconds(2))
+    /// let request = HTTPClientRequest(url: "http://127.0.0.1:8080/users/7")
+    /// let user = try await client.execute(request, timeout: .seconds(30), cancellationToken: deadline.token) {
+    ///     response -> ByteBuffer? in
+    ///     guard response.status == .ok else { return nil }
+    ///     return try await response.body.collect(upTo: 1 << 20)  // the token still covers the body
+    /// }
+    /// ```
+    ///
+    /// A status code such as 404 is not an error: check `response.status` in `handleResponse`.
+    ///
+    /// ### Cancellation
+    /// - A token that is already cancelled throws `CancellationError` at once: no connection is made, nothing is
+    ///   sent, `handleResponse` is not called.
+    /// - Cancelled while the request is in flight (queued for a connection, being sent, waiting for the head) or
+    ///   while `handleResponse` reads the body, this throws `CancellationError`, whatever the request or
+    ///   `handleResponse` threw, and AsyncHTTPClient cancels the request: one that was not yet sent never is, and
+    ///   one on a connection closes that connection, so the server sees it close early. A request cancelled
+    ///   through the token never fails with `HTTPClientError.cancelled`; ``Cancellation/CancellationToken/cancellationReason``
+    ///   says why (`DeadlineExceededError` for a timer).
+    /// - Cancelled once `handleResponse` has returned, nothing happens: its value is returned.
+    /// - The token reaches AsyncHTTPClient through the calling task, as ``Cancellation/withCancellation(_:operation:)``
+    ///   does: the token's firing cancels that task, and it stays cancelled. Under Hummingbird a route's task serves
+    ///   its connection, which Hummingbird then closes once the route's response is written. Work that must go on
+    ///   after the token fired belongs in another task, or use the `Future` forms (their own task).
+    /// - The handler registered on the token is removed before this returns, so a long-lived token (a shutdown
+    ///   token) keeps nothing per request.
+    ///
+    /// ### Deadline
+    /// The request carries its remaining time in `deadlineHeader`, as in
+    /// ``AsyncHTTPClient/HTTPClient/execute(_:timeout:upTo:logger:deadlineHeader:cancellationToken:)``: the
+    /// smaller of `timeout` and the token's ``Cancellation/CancellationToken/timeRemaining``, never more than a
+    /// value the request's own header already says; whole milliseconds rounded down, measured as the request
+    /// starts (``HTTPClientRequest/setDeadline(_:for:timeout:)``).
+    ///
+    /// ### Semantics
+    /// - Runs on the caller's executor, as AsyncHTTPClient's `execute(_:timeout:logger:)` does; `handleResponse`
+    ///   runs there too, once, with the response head, its body not yet read.
+    /// - Errors other than the token's are AsyncHTTPClient's (an `HTTPClientError` such as `.deadlineExceeded`
+    ///   after `timeout`) or what `handleResponse` throws, unchanged.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - timeout: AsyncHTTPClient's deadline for the whole request, from now.
+    ///   - logger: AsyncHTTPClient's logger for this request; `nil` logs nothing.
+    ///   - deadlineHeader: The header that tells the server how long the request has (``DeadlineHeader/connectTimeout``,
+    ///     `Connect-Timeout-Ms`, by default); `nil` sends none. See "Deadline".
+    ///   - cancellationToken: Cancels the request and `handleResponse`'s reading of the body.
+    ///   - handleResponse: Reads the response; its body streams from the connection while the token covers it.
+    /// - Returns: What `handleResponse` returns.
+    /// - Throws: `CancellationError` when the token was cancelled first; otherwise AsyncHTTPClient's error or what
+    ///   `handleResponse` throws.
+    public func execute<Result>(
+        _ request: HTTPClientRequest,
+        timeout: TimeAmount,
+        logger: Logger? = nil,
+        deadlineHeader: DeadlineHeader? = .connectTimeout,
+        cancellationToken: CancellationToken,
+        handleResponse: (HTTPClientResponse) async throws -> Result
+    ) async throws -> Result {
+        guard !cancellationToken.isCancellationRequested else { throw CancellationError() }
+        var request = request
+        if let deadlineHeader { request.setDeadline(deadlineHeader, for: cancellationToken, timeout: timeout) }
+        do {
+            // The token cancels this task; AsyncHTTPClient cancels the request (closing its connection) when the
+            // task awaiting it, or reading its body, is cancelled.
+            return try await withCancellation(cancellationToken) { [request] in
+                let response = try await execute(request, timeout: timeout, logger: logger)
+                return try await handleResponse(response)
+            }
+        } catch {
+            if cancellationToken.isCancellationRequested { throw CancellationError() }
+            throw error
+        }
+    }
+}

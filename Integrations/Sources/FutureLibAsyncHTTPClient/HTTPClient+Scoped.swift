@@ -4,10 +4,10 @@ public import Logging
 public import NIOCore
 
 extension HTTPClient {
-    /// Executes `request` in the calling task and hands its response to `handleResponse`, while
+    /// Executes `request` in a child task of the calling task and hands its response to `handleResponse`, while
     /// `cancellationToken` cancels both in flight.
     ///
-    /// The form for `async` code: no `Future`, no task of its own, and the response is AsyncHTTPClient's own,
+    /// The form for `async` code: no `Future` and no unstructured task, and the response is AsyncHTTPClient's own,
     /// its body streamed from the connection, not collected and rebuilt. The token covers every phase, from
     /// waiting for a connection to the last chunk `handleResponse` reads.
     ///
@@ -33,10 +33,9 @@ extension HTTPClient {
     ///   through the token never fails with `HTTPClientError.cancelled`; ``Cancellation/CancellationToken/cancellationReason``
     ///   says why (`DeadlineExceededError` for a timer).
     /// - Cancelled once `handleResponse` has returned, nothing happens: its value is returned.
-    /// - The token reaches AsyncHTTPClient through the calling task, as ``Cancellation/withCancellation(_:operation:)``
-    ///   does: the token's firing cancels that task, and it stays cancelled. Under Hummingbird a route's task serves
-    ///   its connection, which Hummingbird then closes once the route's response is written. Work that must go on
-    ///   after the token fired belongs in another task, or use the `Future` forms (their own task).
+    /// - The token cancels the child task (in a task group) that runs the request and `handleResponse`, never the
+    ///   calling task, which goes on to answer (a server's 504) as before. Cancelling the calling task cancels the
+    ///   child too, and AsyncHTTPClient's error is thrown unchanged.
     /// - The handler registered on the token is removed before this returns, so a long-lived token (a shutdown
     ///   token) keeps nothing per request.
     ///
@@ -48,8 +47,8 @@ extension HTTPClient {
     /// starts (``HTTPClientRequest/setDeadline(_:for:timeout:)``).
     ///
     /// ### Semantics
-    /// - Runs on the caller's executor, as AsyncHTTPClient's `execute(_:timeout:logger:)` does; `handleResponse`
-    ///   runs there too, once, with the response head, its body not yet read.
+    /// - `handleResponse` runs once, in the child task (on the global concurrent executor, as AsyncHTTPClient's
+    ///   own `execute` does), with the response head, its body not yet read; this returns when it has returned.
     /// - Errors other than the token's are AsyncHTTPClient's (an `HTTPClientError` such as `.deadlineExceeded`
     ///   after `timeout`) or what `handleResponse` throws, unchanged.
     ///
@@ -64,23 +63,31 @@ extension HTTPClient {
     /// - Returns: What `handleResponse` returns.
     /// - Throws: `CancellationError` when the token was cancelled first; otherwise AsyncHTTPClient's error or what
     ///   `handleResponse` throws.
-    public func execute<Result>(
+    public func execute<Result: Sendable>(
         _ request: HTTPClientRequest,
         timeout: TimeAmount,
         logger: Logger? = nil,
         deadlineHeader: DeadlineHeader? = .connectTimeout,
         cancellationToken: CancellationToken,
-        handleResponse: (HTTPClientResponse) async throws -> Result
+        handleResponse: @escaping @Sendable (HTTPClientResponse) async throws -> Result
     ) async throws -> Result {
         guard !cancellationToken.isCancellationRequested else { throw CancellationError() }
         var request = request
         if let deadlineHeader { request.setDeadline(deadlineHeader, for: cancellationToken, timeout: timeout) }
         do {
-            // The token cancels this task; AsyncHTTPClient cancels the request (closing its connection) when the
-            // task awaiting it, or reading its body, is cancelled.
-            return try await withCancellation(cancellationToken) { [request] in
-                let response = try await execute(request, timeout: timeout, logger: logger)
-                return try await handleResponse(response)
+            // The token cancels the child task; AsyncHTTPClient cancels the request (closing its connection) when
+            // the task awaiting it, or reading its body, is cancelled. A child, not this task: cancelling a task
+            // cannot be undone, and the caller's task (a Hummingbird connection's) must go on to answer. A task
+            // group's child, not an `async let`: `withCancellation`'s handler may be released, after it ran, once
+            // the task has ended, and only a group's child is kept alive by that reference.
+            return try await withThrowingTaskGroup(of: Result.self) { [self, request] group in
+                group.addTask { [self] in
+                    try await withCancellation(cancellationToken) {
+                        let response = try await execute(request, timeout: timeout, logger: logger)
+                        return try await handleResponse(response)
+                    }
+                }
+                return try await group.next()!  // the one child's value: `next()` is nil only once none is left
             }
         } catch {
             if cancellationToken.isCancellationRequested { throw CancellationError() }

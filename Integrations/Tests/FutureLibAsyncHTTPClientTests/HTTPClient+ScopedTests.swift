@@ -8,7 +8,8 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-/// The async form: the request runs in the calling task, its response handed to a closure that the token covers.
+/// The async form: the request runs in a child task of the caller's, its response handed to a closure that the token
+/// covers.
 @Suite(.timeLimit(.minutes(5)))
 struct HTTPClientScopedTests {
     @Test("a request returns what its response handler returns, and the connection stays open for reuse")
@@ -130,8 +131,8 @@ struct HTTPClientScopedTests {
         }
     }
 
-    @Test("the token reaches the request through the calling task, which stays cancelled")
-    func callingTaskStaysCancelled() async throws {
+    @Test("the token cancels the request's child task, never the calling task")
+    func callingTaskIsNotCancelled() async throws {
         try await withServerAndClient { server, client in
             let request = CancellationRequest()
             let call = Task { () -> Bool in
@@ -141,13 +142,37 @@ struct HTTPClientScopedTests {
                         timeout: .seconds(600),
                         cancellationToken: request.token
                     ) { _ in }
-                } catch is CancellationError {}
+                    Issue.record("the request completed")
+                } catch {
+                    #expect(error is CancellationError)
+                }
                 return Task.isCancelled
             }
             #expect(await server.waitUntil { $0.requests == 1 })
             request.cancel()
-            let stayedCancelled = try await call.value
-            #expect(stayedCancelled)
+            let callerCancelled = await call.value
+            #expect(!callerCancelled)
+            #expect(await server.waitUntil { $0.closedEarly == 1 && $0.open == 0 })
+        }
+    }
+
+    @Test("cancelling the calling task cancels the request, with AsyncHTTPClient's error, the token untouched")
+    func callerCancellationReachesTheRequest() async throws {
+        try await withServerAndClient { server, client in
+            let request = CancellationRequest()
+            let call = Task {
+                try await client.client.execute(
+                    HTTPClientRequest(url: server.url("/slow-head?ms=600000")),
+                    timeout: .seconds(600),
+                    cancellationToken: request.token
+                ) { _ in Issue.record("the handler ran") }
+            }
+            #expect(await server.waitUntil { $0.requests == 1 })
+            call.cancel()
+            await #expect(throws: (any Error).self) { try await call.value }
+            #expect(!request.token.isCancellationRequested)
+            #expect(handlerCount(request.token) == 0)
+            #expect(await server.waitUntil { $0.closedEarly == 1 && $0.open == 0 })
         }
     }
 

@@ -3,9 +3,12 @@
 
 Three comparisons, each between two release-built servers on 127.0.0.1 (Integrations/Sources/*CostServer):
 
-  proxy        Hummingbird, the route calls an upstream (a third process) with AsyncHTTPClient's own `execute`,
-               against the server guide's route: RequestCancellationMiddleware, `.http1ObservingClientDisconnects()`
-               and the call through `execute(_:timeout:upTo:cancellationToken:)` with the request's token
+  proxy        Hummingbird, the route calls an upstream (a third process) with AsyncHTTPClient's own `execute`
+               (A), against the server guide's route: RequestCancellationMiddleware,
+               `.http1ObservingClientDisconnects()` and the call through the async
+               `execute(_:timeout:cancellationToken:handleResponse:)` with the request's token (B); the plain
+               application calling through that form with one long-lived token, the adapter alone (C); and the
+               guide's route through the `Future` form, `execute(_:timeout:upTo:cancellationToken:)` (D)
   hummingbird  Hummingbird, `GET /` answers "ok", plain against the token route that calls nothing
   vapor        Vapor, the same
 
@@ -39,7 +42,9 @@ UPSTREAM_PORT = 18090
 COMPARISONS = {
     "proxy": (
         ("plain AHC", "HummingbirdCostServer", ["proxy-plain"]),
-        ("adapter + token", "HummingbirdCostServer", ["proxy-token"]),
+        ("async adapter + token", "HummingbirdCostServer", ["proxy-token"]),
+        ("async adapter alone", "HummingbirdCostServer", ["proxy-adapter"]),
+        ("Future adapter + token", "HummingbirdCostServer", ["proxy-future"]),
     ),
     "hummingbird": (
         ("plain", "HummingbirdCostServer", ["plain"]),
@@ -95,7 +100,7 @@ def cpu_seconds(pid: int) -> float:
 def wrk(port: int, seconds: float, connections: int):
     """Requests per second and requests answered, of one `wrk` run."""
     output = subprocess.run(
-        ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", f"http://127.0.0.1:{port}/"],
+        ["wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", f"http://127.0.0.1:{port}/"],
         capture_output=True, text=True, check=True,
     ).stdout
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)", output)
@@ -110,7 +115,7 @@ def throughput(name: str, sides, rounds: int, duration: float, warm_up: float, c
     ports = [18081 + index for index in range(len(sides))]
     processes = [start(product, arguments, port, binaries=binaries)
                  for (_, product, arguments, *binaries), port in zip(sides, ports)]
-    letters = "ABCD"
+    letters = "ABCDE"
     rates = [[] for _ in sides]
     cpu = [[] for _ in sides]  # the server's CPU time per answered request, in µs
     try:
@@ -162,7 +167,7 @@ def allocations(sides, duration: float, warm_up: float, connections: int):
             counts.append((after - before) / answered)
             print(f"  allocations per request, {label}: {counts[-1]:.1f} ({after - before} over {answered} requests)")
     for index in range(1, len(counts)):
-        print(f"  allocations per request, {'ABCD'[index]} - A: {counts[index] - counts[0]:+.1f}")
+        print(f"  allocations per request, {'ABCDE'[index]} - A: {counts[index] - counts[0]:+.1f}")
     return counts
 
 
@@ -199,7 +204,7 @@ def main() -> None:
     before = os.environ.get("BENCH_HTTP_BEFORE")
     if before:
         COMPARISONS["proxy"] = COMPARISONS["proxy"] + (
-            ("adapter + token, before", "HummingbirdCostServer", ["proxy-token"], before),)
+            ("async adapter + token, before", "HummingbirdCostServer", ["proxy-token"], before),)
     if "proxy" in names:
         upstream = start("HummingbirdCostServer", ["upstream"], UPSTREAM_PORT)
     try:

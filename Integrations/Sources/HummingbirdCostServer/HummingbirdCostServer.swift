@@ -9,8 +9,13 @@
 //                                                      `http://127.0.0.1:UPSTREAM/` with AsyncHTTPClient's own
 //                                                      `execute(_:timeout:)` and collects the body
 //     HummingbirdCostServer proxy-token PORT UPSTREAM  the token application whose route makes the same call through
-//                                                      `execute(_:timeout:upTo:cancellationToken:)` with the
-//                                                      request's token, as the server guide writes it
+//                                                      the async `execute(_:timeout:cancellationToken:handleResponse:)`
+//                                                      with the request's token, as the server guide writes it
+//     HummingbirdCostServer proxy-future PORT UPSTREAM the same through the `Future` form,
+//                                                      `execute(_:timeout:upTo:cancellationToken:)`, then `value()`
+//     HummingbirdCostServer proxy-adapter PORT UPSTREAM the plain application (no middleware) whose route makes the
+//                                                      call through the async form with one long-lived token (a
+//                                                      shutdown token's): the adapter's cost alone
 //     HummingbirdCostServer upstream PORT              the upstream: the plain application, on one loop
 //
 // Each logs nothing and runs until killed.
@@ -35,7 +40,7 @@ enum HummingbirdCostServer {
         print("HummingbirdCostServer \(mode) listening on 127.0.0.1:\(port)")
 
         switch mode {
-        case "token", "proxy-token":
+        case "token", "proxy-token", "proxy-future":
             let client = HTTPClient(eventLoopGroupProvider: .singleton)
             let router = Router(context: BasicCancellableRequestContext.self)
             router.add(middleware: RequestCancellationMiddleware(respondsToCancellation: true))
@@ -43,7 +48,7 @@ enum HummingbirdCostServer {
                 router.get { _, context -> String in
                     context.cancellation.token.isCancellationRequested ? "cancelled" : "ok"
                 }
-            } else {
+            } else if mode == "proxy-future" {
                 router.get { _, context -> String in
                     let response = try await client.execute(
                         HTTPClientRequest(url: upstream),
@@ -52,6 +57,14 @@ enum HummingbirdCostServer {
                         cancellationToken: context.cancellation.token
                     ).value()
                     return String(buffer: try await response.body.collect(upTo: 1 << 16))
+                }
+            } else {
+                router.get { _, context -> String in
+                    try await client.execute(
+                        HTTPClientRequest(url: upstream),
+                        timeout: .seconds(30),
+                        cancellationToken: context.cancellation.token
+                    ) { response in String(buffer: try await response.body.collect(upTo: 1 << 16)) }
                 }
             }
             let app = Application(
@@ -68,6 +81,15 @@ enum HummingbirdCostServer {
                 router.get { _, _ -> String in
                     let response = try await client.execute(HTTPClientRequest(url: upstream), timeout: .seconds(30))
                     return String(buffer: try await response.body.collect(upTo: 1 << 16))
+                }
+            } else if mode == "proxy-adapter" {
+                let shutdown = CancellationRequest()  // never cancelled here; every request registers on it
+                router.get { _, _ -> String in
+                    try await client.execute(
+                        HTTPClientRequest(url: upstream),
+                        timeout: .seconds(30),
+                        cancellationToken: shutdown.token
+                    ) { response in String(buffer: try await response.body.collect(upTo: 1 << 16)) }
                 }
             } else {
                 router.get { _, _ -> String in "ok" }

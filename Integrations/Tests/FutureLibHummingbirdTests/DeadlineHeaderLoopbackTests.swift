@@ -78,6 +78,23 @@ struct DeadlineHeaderLoopbackTests {
                 #expect(try await receivedStreaming(deadline.token) == "2500")
                 #expect(try await receivedStreaming(.none) == "30000")
                 #expect(try await receivedStreaming(deadline.token, header: nil) == "")
+                // The async form (the calling task, a response handler) sends it the same way.
+                func receivedScoped(
+                    _ token: CancellationToken,
+                    header: DeadlineHeader? = .connectTimeout
+                )
+                    async throws -> String
+                {
+                    try await client.execute(
+                        HTTPClientRequest(url: url),
+                        timeout: .seconds(30),
+                        deadlineHeader: header,
+                        cancellationToken: token
+                    ) { response in String(buffer: try await response.body.collect(upTo: 1024)) }
+                }
+                #expect(try await receivedScoped(deadline.token) == "2500")
+                #expect(try await receivedScoped(.none) == "30000")
+                #expect(try await receivedScoped(deadline.token, header: nil) == "")
             }
         } catch {
             try await client.shutdown()

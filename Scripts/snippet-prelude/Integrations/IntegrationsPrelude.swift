@@ -47,6 +47,10 @@ extension `Integrations/Sources/FutureLibAsyncHTTPClient/HTTPClient+Future.swift
     static let client = HTTPClient(eventLoopGroup: exampleGroup)
 }
 
+extension `Integrations/Sources/FutureLibAsyncHTTPClient/HTTPClient+Scoped.swift` {
+    static let client = HTTPClient(eventLoopGroup: exampleGroup)
+}
+
 /// Where the streaming example writes the body.
 struct ChunkSink {
     func write(_ chunk: ByteBuffer) throws {}

@@ -77,18 +77,12 @@ extension HTTPClient {
         do {
             // The token cancels the child task; AsyncHTTPClient cancels the request (closing its connection) when
             // the task awaiting it, or reading its body, is cancelled. A child, not this task: cancelling a task
-            // cannot be undone, and the caller's task (a Hummingbird connection's) must go on to answer. A task
-            // group's child, not an `async let`: `withCancellation`'s handler may be released, after it ran, once
-            // the task has ended, and only a group's child is kept alive by that reference.
-            return try await withThrowingTaskGroup(of: Result.self) { [self, request] group in
-                group.addTask { [self] in
-                    try await withCancellation(cancellationToken) {
-                        let response = try await execute(request, timeout: timeout, logger: logger)
-                        return try await handleResponse(response)
-                    }
-                }
-                return try await group.next()!  // the one child's value: `next()` is nil only once none is left
+            // cannot be undone, and the caller's task (a Hummingbird connection's) must go on to answer.
+            async let result = withCancellation(cancellationToken) {
+                let response = try await execute(request, timeout: timeout, logger: logger)
+                return try await handleResponse(response)
             }
+            return try await result
         } catch {
             if cancellationToken.isCancellationRequested { throw CancellationError() }
             throw error

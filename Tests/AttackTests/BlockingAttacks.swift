@@ -19,17 +19,21 @@ enum Blocking {
         let results = (0..<waiters).map { _ in Future(on: .default) { try gate.future.value() } }
         Future<Void>(on: .default) { gate.fulfill(7) }.onComplete { _ in }
         for result in results {
-            guard (try? result.value(timeout: .seconds(50))) == 7 else { fatalError("a .default waiter starved") }
+            guard (try? result.value(timeout: patient(.seconds(50)))) == 7 else {
+                fatalError("a .default waiter starved")
+            }
         }
     }
 
     static func tokenWaitFromDefaultWork() {
         failAfter(seconds: 60)
         let request = CancellationRequest()
-        let waiters = (0..<waiters).map { _ in Future(on: .default) { request.token.wait(timeout: .seconds(45)) } }
+        let waiters = (0..<waiters).map { _ in
+            Future(on: .default) { request.token.wait(timeout: patient(.seconds(45))) }
+        }
         Future<Void>(on: .default) { request.cancel() }.onComplete { _ in }
         for waiter in waiters {
-            guard (try? waiter.value(timeout: .seconds(50))) == true else {
+            guard (try? waiter.value(timeout: patient(.seconds(50)))) == true else {
                 fatalError("token.wait in .default work starved the canceller")
             }
         }
@@ -38,10 +42,11 @@ enum Blocking {
     static func futureWaitFromDefaultWork() {
         failAfter(seconds: 60)
         let gate = Promise<Int>()
-        let waiters = (0..<waiters).map { _ in Future(on: .default) { gate.future.wait(timeout: .seconds(45)) } }
+        let waiters = (0..<waiters).map { _ in Future(on: .default) { gate.future.wait(timeout: patient(.seconds(45))) }
+        }
         Future<Void>(on: .default) { gate.fulfill(1) }.onComplete { _ in }
         for waiter in waiters {
-            guard (try? waiter.value(timeout: .seconds(50))) == true else {
+            guard (try? waiter.value(timeout: patient(.seconds(50)))) == true else {
                 fatalError("wait(timeout:) in .default work starved the completer")
             }
         }
@@ -58,7 +63,7 @@ enum Blocking {
                 return -1  // detected: the documented alternative to running the inner work
             }
         }
-        guard let value = try? outer.value(timeout: .seconds(25)), value == 1 || value == -1 else {
+        guard let value = try? outer.value(timeout: patient(.seconds(25))), value == 1 || value == -1 else {
             fatalError(
                 "value() on work queued behind it on a LimitedExecutionContext(maxConcurrency: 1) never returned"
             )
@@ -76,7 +81,7 @@ enum Blocking {
                 return -1
             }
         }
-        guard let value = try? outer.value(timeout: .seconds(25)), value == 1 || value == -1 else {
+        guard let value = try? outer.value(timeout: patient(.seconds(25))), value == 1 || value == -1 else {
             fatalError("value() on work queued behind it on a serial queue never returned")
         }
     }
@@ -102,7 +107,7 @@ enum Blocking {
 /// The blocking `value(timeout:)`, called from a synchronous function, as a task's synchronous
 /// helper would: it blocks the cooperative thread it runs on.
 func blockingValue(of future: Future<Int>) -> Int? {
-    try? future.value(timeout: .seconds(45))
+    try? future.value(timeout: patient(.seconds(45)))
 }
 
 extension Attacks {

@@ -91,7 +91,7 @@ enum Bridges {
             }
             request.cancel()
             for future in futures {
-                guard (try? await future.value(timeout: .seconds(30))) != nil || future.isCompleted else {
+                guard (try? await future.value(timeout: patient(.seconds(30)))) != nil || future.isCompleted else {
                     fatalError("Future { async } never completed after a racing cancel")
                 }
             }

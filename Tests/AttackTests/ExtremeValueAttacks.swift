@@ -27,14 +27,18 @@ enum ExtremeValues {
         for delay in ExtremeDuration.all {
             let request = CancellationRequest(cancelAfter: delay)
             if ExtremeDuration.endsSoon(delay) {
-                guard request.token.wait(timeout: .seconds(30)) else { fatalError("cancelAfter(\(delay)) never fired") }
+                guard request.token.wait(timeout: patient(.seconds(30))) else {
+                    fatalError("cancelAfter(\(delay)) never fired")
+                }
             } else if request.token.isCancellationRequested {
                 fatalError("cancelAfter(\(delay)) fired at once")
             }
             let later = CancellationRequest()
             later.cancel(after: delay)
             if ExtremeDuration.endsSoon(delay) {
-                guard later.token.wait(timeout: .seconds(30)) else { fatalError("cancel(after: \(delay)) never fired") }
+                guard later.token.wait(timeout: patient(.seconds(30))) else {
+                    fatalError("cancel(after: \(delay)) never fired")
+                }
             }
         }
     }
@@ -89,12 +93,13 @@ enum ExtremeValues {
             let limited = promise.future.timeout(after: delay, on: .synchronous)
             let operation = Future<Int>.withTimeout(delay, on: .synchronous) { _ in promise.future }
             if ExtremeDuration.endsSoon(delay) {
-                guard limited.wait(timeout: .seconds(30)), operation.wait(timeout: .seconds(30)) else {
+                guard limited.wait(timeout: patient(.seconds(30))), operation.wait(timeout: patient(.seconds(30)))
+                else {
                     fatalError("timeout(after: \(delay)) never fired")
                 }
             }
             promise.fulfill(1)
-            guard limited.wait(timeout: .seconds(30)), operation.wait(timeout: .seconds(30)) else {
+            guard limited.wait(timeout: patient(.seconds(30))), operation.wait(timeout: patient(.seconds(30))) else {
                 fatalError("timeout(after: \(delay)) did not complete")
             }
         }
@@ -247,7 +252,9 @@ enum ExtremeValues {
             ran.value = true
             done.fulfill()
         }
-        guard done.future.wait(timeout: .seconds(20)), ran.value else { fatalError("maxConcurrency: .max ran nothing") }
+        guard done.future.wait(timeout: patient(.seconds(20))), ran.value else {
+            fatalError("maxConcurrency: .max ran nothing")
+        }
     }
 }
 

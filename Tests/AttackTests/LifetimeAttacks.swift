@@ -286,7 +286,7 @@ extension Attacks {
             // The stage leaves its source at once; its subscriber ends on `.default`, which then
             // releases the closure.
             let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(30)
+            let deadline = clock.now + patient(.seconds(30))
             while counter.released == 0, clock.now < deadline { await Task.yield() }
             #expect(counter.released == 1)
             withExtendedLifetime(longLived) {}

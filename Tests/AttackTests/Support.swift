@@ -70,13 +70,33 @@ private final class ThreadWork: Sendable {
     init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 }
 
-/// Ends the (child) process with a failure after `seconds`: an exit test whose body would hang
-/// fails instead.
+/// Ends the (child) process with a failure after `seconds` of a quiet machine: an exit test whose
+/// body would hang fails instead.
+///
+/// The seconds are load-scaled, as TestSupport's `stopIfStuck(after:)` counts them: each wall-clock
+/// second counts as 1 / ``AttackLimit/slowdown`` (at most ten times less), so that a child that a
+/// busy machine slows down is not taken for a hang. Counted on a thread of its own, which the
+/// blocking attacks cannot starve (they block the global queue's threads).
 func failAfter(seconds: Int) {
-    DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) {
-        FileHandle.standardError.write(Data("attack: still running after \(seconds) s: a hang\n".utf8))
+    let thread = Thread {
+        var counted = 0.0
+        while counted < Double(seconds) {
+            Thread.sleep(forTimeInterval: 1)
+            counted += 1 / AttackLimit.slowdown
+        }
+        FileHandle.standardError.write(Data("attack: still running after \(seconds) s (load-scaled): a hang\n".utf8))
         exit(3)
     }
+    thread.stackSize = 1 << 18
+    thread.start()
+}
+
+/// A timeout for a wait that is meant to end before it (a value, a cancellation, a timer that is
+/// certain to come): `duration` of a quiet machine, times ten, the most a load stretches a
+/// watchdog here (``AttackLimit``). Such a wait returns as soon as its outcome comes; a fixed
+/// bound would fail a correct run on a machine busy with other work.
+func patient(_ duration: Duration) -> Duration {
+    duration * AttackLimit.maximumSlowdown
 }
 
 /// A value shared by threads.
@@ -158,10 +178,17 @@ struct AttackError: Error, Equatable {}
 /// that stays loaded. (Its own copy: these files type-check against the public modules alone.)
 enum AttackLimit {
     static func minutes(_ minutes: Int) -> Int {
+        Int((Double(minutes) * slowdown).rounded(.up))
+    }
+
+    /// The most a load stretches a watchdog.
+    static let maximumSlowdown = 10.0
+
+    /// The load per processor now, at least 1, at most ``maximumSlowdown``.
+    static var slowdown: Double {
         var load = [0.0]
-        guard getloadavg(&load, 1) == 1 else { return minutes }
+        guard getloadavg(&load, 1) == 1 else { return 1 }
         let perProcessor = load[0] / Double(max(1, ProcessInfo.processInfo.activeProcessorCount))
-        let slowdown = perProcessor > 1 ? min(perProcessor, 10) : 1  // 1 for NaN too
-        return Int((Double(minutes) * slowdown).rounded(.up))
+        return perProcessor > 1 ? min(perProcessor, maximumSlowdown) : 1  // 1 for NaN too
     }
 }

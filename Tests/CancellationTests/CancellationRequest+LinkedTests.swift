@@ -182,7 +182,7 @@ struct CancellationRequestLinkedTests {
     @Test func `a timer source keeps the linked request cancellable until it fires`() async {
         let token = CancellationRequest(linkedTo: [CancellationRequest(cancelAfter: .milliseconds(50)).token]).token
         #expect(token.canBeCancelled)
-        #expect(await onDedicatedThread { token.wait(timeout: .seconds(10)) })
+        #expect(await onDedicatedThread { token.wait(timeout: HangLimit.timeout(.seconds(10))) })
     }
 
     // MARK: - Links are removed when it is cancelled

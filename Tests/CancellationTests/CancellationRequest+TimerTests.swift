@@ -13,7 +13,7 @@ struct CancellationRequestTimerTests {
         let request = CancellationRequest(cancelAfter: .milliseconds(20))
         let runs = Counter()
         request.token.onCancel { runs.increment() }
-        let cancelled = await onDedicatedThread { request.token.wait(timeout: .seconds(10)) }
+        let cancelled = await onDedicatedThread { request.token.wait(timeout: HangLimit.timeout(.seconds(10))) }
         #expect(cancelled)
         #expect(request.isCancellationRequested)
         #expect(await eventually { runs.value == 1 })
@@ -22,7 +22,7 @@ struct CancellationRequestTimerTests {
     @Test func `cancel(after:) on an existing request fires`() async {
         let request = CancellationRequest()
         request.cancel(after: .milliseconds(20))
-        let cancelled = await onDedicatedThread { request.token.wait(timeout: .seconds(10)) }
+        let cancelled = await onDedicatedThread { request.token.wait(timeout: HangLimit.timeout(.seconds(10))) }
         #expect(cancelled)
     }
 
@@ -33,7 +33,7 @@ struct CancellationRequestTimerTests {
         let request = CancellationRequest(cancelAfter: .seconds(3_600))  // the request's first system timer
         request.cancel(after: .seconds(1), clock: manual)  // replaces it: stopped for good
         request.cancel(after: .milliseconds(20), clock: .system)  // a system timer again, a new one
-        let cancelled = await onDedicatedThread { request.token.wait(timeout: .seconds(10)) }
+        let cancelled = await onDedicatedThread { request.token.wait(timeout: HangLimit.timeout(.seconds(10))) }
         #expect(cancelled)
         #expect(request.token.cancellationReason is DeadlineExceededError)
         #expect(manual.pendingTimerCount == 0)
@@ -45,7 +45,7 @@ struct CancellationRequestTimerTests {
         let stopped = CancellationRequest(cancelAfter: .milliseconds(20))
         let stoppedToken = stopped.token
         stopped.cancel(after: .seconds(1), clock: ManualClock())  // its system timer is stopped
-        let cancelled = await onDedicatedThread { moved.token.wait(timeout: .seconds(10)) }
+        let cancelled = await onDedicatedThread { moved.token.wait(timeout: HangLimit.timeout(.seconds(10))) }
         #expect(cancelled)
         let stoppedFired = await onDedicatedThread { stoppedToken.wait(timeout: .milliseconds(200)) }
         #expect(!stoppedFired)
@@ -56,7 +56,7 @@ struct CancellationRequestTimerTests {
     @Test func `a pending timer keeps its request cancellable: the token alone is enough`() async {
         let token = CancellationRequest(cancelAfter: .milliseconds(50)).token
         #expect(token.canBeCancelled)
-        let cancelled = await onDedicatedThread { token.wait(timeout: .seconds(10)) }
+        let cancelled = await onDedicatedThread { token.wait(timeout: HangLimit.timeout(.seconds(10))) }
         #expect(cancelled)
     }
 
@@ -67,7 +67,7 @@ struct CancellationRequestTimerTests {
         request = nil
         #expect(!probe.isAlive)  // the timer reaches the request's core weakly
         #expect(token.canBeCancelled)
-        #expect(await onDedicatedThread { token.wait(timeout: .seconds(10)) })
+        #expect(await onDedicatedThread { token.wait(timeout: HangLimit.timeout(.seconds(10))) })
     }
 
     @Test func `a registration alone keeps a request with a pending timer cancellable`() async {
@@ -104,7 +104,7 @@ struct CancellationRequestTimerTests {
     @Test func `re-arming a long timer with a short delay fires`() async {
         let request = CancellationRequest(cancelAfter: .seconds(3600))
         request.cancel(after: .milliseconds(50))
-        let cancelled = await onDedicatedThread { request.token.wait(timeout: .seconds(10)) }
+        let cancelled = await onDedicatedThread { request.token.wait(timeout: HangLimit.timeout(.seconds(10))) }
         #expect(cancelled)
     }
 

@@ -19,7 +19,7 @@ struct CancellationTokenWaitTests {
         let waiting = Signal()
         async let cancelled = onDedicatedThread { () -> Bool in
             waiting.fire()
-            return request.token.wait(timeout: .seconds(10))
+            return request.token.wait(timeout: HangLimit.timeout(.seconds(10)))
         }
         await onDedicatedThread {
             waiting.wait()

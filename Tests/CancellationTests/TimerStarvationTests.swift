@@ -31,14 +31,15 @@ struct TimerStarvationTests {
                 }
             }
             defer { for _ in 0..<blockers { release.signal() } }
-            // Every thread the global pool will give is blocked now (it has `cores` of them).
-            let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(30)
-            while started.value < WorkerCount.cores, clock.now < deadline { pause(.milliseconds(1)) }
+            // Every thread the global pool will give is blocked soon (it has `cores` of them). The
+            // threads may be busy with other suites' work first, and a loaded machine stretches that
+            // (load-scaled: a fixed 30 s could run out beside other builds).
+            _ = blockUntil(seconds: 60) { started.value >= WorkerCount.cores }
             guard started.value >= WorkerCount.cores else { return (false, false) }
             let request = CancellationRequest(cancelAfter: .milliseconds(1))
-            // A stall lasts until the blockers go, after this returns: 60 s is for a loaded machine.
-            return (true, request.token.wait(timeout: .seconds(60)))
+            // A stall lasts until the blockers go, after this returns: 60 s of a quiet machine, load-scaled,
+            // is for a loaded one (and bounds how long a failing run holds the global queue).
+            return (true, blockUntil(seconds: 60) { request.token.wait(timeout: .seconds(1)) })
         }
         #expect(blocked, "the blockers never occupied the global queue's threads")
         #expect(fired, "the timer stalled until the global queue's threads were free")

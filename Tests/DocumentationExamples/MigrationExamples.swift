@@ -307,7 +307,7 @@ func fromTPL(id: Int) async throws -> String {
         }
     }
 
-    @Test(.timeLimit(.minutes(1))) func brightFutures() async throws {
+    @Test(.timeLimit(.minutes(HangLimit.minutes(1)))) func brightFutures() async throws {
         // The chain: onComplete gets the posts, on the queue it was given.
         let ui = DispatchQueue(label: "ui")
         let key = DispatchSpecificKey<Bool>()
@@ -331,7 +331,7 @@ func fromTPL(id: Int) async throws -> String {
     }
 
     /// The differences the BrightFutures rows of Migration.md state, each checked.
-    @Suite(.timeLimit(.minutes(1))) struct BrightFuturesDifferences {
+    @Suite(.timeLimit(.minutes(HangLimit.minutes(1)))) struct BrightFuturesDifferences {
         enum Late: Error { case first, second }
 
         @Test func failFastInTimeNotInInputOrder() async throws {
@@ -382,7 +382,7 @@ func fromTPL(id: Int) async throws -> String {
                         meeting.cancel()
                     } else {
                         // A library wait: the pool runs the other callback meanwhile, at the same time as this one.
-                        overlapped.fulfill(meeting.token.wait(timeout: .seconds(30)))
+                        overlapped.fulfill(meeting.token.wait(timeout: HangLimit.timeout(.seconds(30))))
                     }
                 }
             }

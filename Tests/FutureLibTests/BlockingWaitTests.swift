@@ -24,7 +24,7 @@ struct BlockingWaitTests {
         let waiters = max(2, ProcessInfo.processInfo.activeProcessorCount) + 4
         let request = CancellationRequest()
         let waits = (0..<waiters).map { _ in
-            Future<Bool>(on: .default) { request.token.wait(timeout: .seconds(10)) }
+            Future<Bool>(on: .default) { request.token.wait(timeout: HangLimit.timeout(.seconds(10))) }
         }
         DefaultExecutionContext().execute { request.cancel() }
         let cancelled = try await waits.sequence().value()
@@ -48,8 +48,8 @@ struct BlockingWaitTests {
         registration.withLock {
             $0 = request.token.onCancel {
                 handlerStarted.signal()
-                let all = allArrived.wait(timeout: .now() + 30) == .success
-                let inner = try? Future(on: .default) { 42 }.value(timeout: .seconds(30))
+                let all = allArrived.wait(timeout: .now() + 30 * LoadScaledClock.maximumSlowdown) == .success
+                let inner = try? Future(on: .default) { 42 }.value(timeout: HangLimit.timeout(.seconds(30)))
                 outcome.withLock { $0 = (all, inner) }
             }
         }
@@ -110,16 +110,18 @@ private enum Scenario {
         let value = Future(on: serial) { try Future(on: serial) { 21 }.value() * 2 }
         require((try? value.value()) == 42, "value(): \(String(describing: value.result))")
 
-        let timed = Future(on: serial) { try Future(on: serial) { 21 }.value(timeout: .seconds(30)) * 2 }
+        let timed = Future(on: serial) {
+            try Future(on: serial) { 21 }.value(timeout: HangLimit.timeout(.seconds(30))) * 2
+        }
         require((try? timed.value()) == 42, "value(timeout:): \(String(describing: timed.result))")
 
-        let waited = Future(on: serial) { Future(on: serial) { 21 }.wait(timeout: .seconds(30)) }
+        let waited = Future(on: serial) { Future(on: serial) { 21 }.wait(timeout: HangLimit.timeout(.seconds(30))) }
         require((try? waited.value()) == true, "wait(timeout:): \(String(describing: waited.result))")
 
         let request = CancellationRequest()
         let token = Future(on: serial) {
             serial.execute { request.cancel() }
-            return request.token.wait(timeout: .seconds(30))
+            return request.token.wait(timeout: HangLimit.timeout(.seconds(30)))
         }
         require((try? token.value()) == true, "token.wait(timeout:): \(String(describing: token.result))")
 
@@ -132,7 +134,7 @@ private enum Scenario {
         let registration = handled.token.onCancel {
             handlerStarted.signal()
             jobWaits.wait()
-            let got = try? Future(on: serial) { 7 }.value(timeout: .seconds(30))
+            let got = try? Future(on: serial) { 7 }.value(timeout: HangLimit.timeout(.seconds(30)))
             handlerGot.withLock { $0 = got }
         }
         Thread { handled.cancel() }.start()

@@ -60,7 +60,7 @@ struct FutureAsyncTests {
         await #expect(throws: FutureError.timeout) { try await promise.future.value(timeout: .milliseconds(20)) }
         #expect(!promise.future.isCompleted)
         promise.fulfill(3)
-        #expect(try await promise.future.value(timeout: .seconds(30)) == 3)
+        #expect(try await promise.future.value(timeout: HangLimit.timeout(.seconds(30))) == 3)
     }
 
     @Test func `value(timeout:clock:) async on a manual clock times out at the deadline, not an instant before`()
@@ -99,7 +99,7 @@ struct FutureAsyncTests {
     @Test func `value(timeout:) async returns a value that comes before the deadline`() async throws {
         let promise = Promise<Int>()
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { promise.fulfill(4) }
-        #expect(try await promise.future.value(timeout: .seconds(30)) == 4)
+        #expect(try await promise.future.value(timeout: HangLimit.timeout(.seconds(30))) == 4)
     }
 
     @Test func `wait(timeout:) async is false for a pending future and true for a completed one`() async {
@@ -107,7 +107,7 @@ struct FutureAsyncTests {
         #expect(await !promise.future.wait(timeout: .milliseconds(10)))
         #expect(await !promise.future.wait(timeout: .zero))
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { promise.fulfill(1) }
-        #expect(await promise.future.wait(timeout: .seconds(30)))
+        #expect(await promise.future.wait(timeout: HangLimit.timeout(.seconds(30))))
         #expect(await Future(value: 1).wait(timeout: .zero))
     }
 

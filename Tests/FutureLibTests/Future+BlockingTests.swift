@@ -54,17 +54,17 @@ struct FutureBlockingTests {
         @Test func `value(timeout:) returns the value or error that comes before the deadline`() throws {
             let promise = Promise<Int>()
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { promise.fulfill(2) }
-            #expect(try promise.future.value(timeout: .seconds(30)) == 2)
+            #expect(try promise.future.value(timeout: HangLimit.timeout(.seconds(30))) == 2)
             let failing = Promise<Int>()
             DispatchQueue.global().async { failing.reject(TestFailure(code: 6)) }
-            #expect(throws: TestFailure(code: 6)) { try failing.future.value(timeout: .seconds(30)) }
+            #expect(throws: TestFailure(code: 6)) { try failing.future.value(timeout: HangLimit.timeout(.seconds(30))) }
         }
 
         @Test func `a timed-out future can still be fulfilled and read`() throws {
             let promise = Promise<Int>()
             #expect(throws: FutureError.timeout) { try promise.future.value(timeout: .milliseconds(5)) }
             promise.fulfill(8)
-            #expect(try promise.future.value(timeout: .seconds(30)) == 8)
+            #expect(try promise.future.value(timeout: HangLimit.timeout(.seconds(30))) == 8)
             #expect(try promise.future.value() == 8)
         }
 
@@ -73,7 +73,7 @@ struct FutureBlockingTests {
             #expect(!promise.future.wait(timeout: .milliseconds(10)))
             #expect(!promise.future.wait(timeout: .seconds(-1)))
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { promise.fulfill(1) }
-            #expect(promise.future.wait(timeout: .seconds(30)))
+            #expect(promise.future.wait(timeout: HangLimit.timeout(.seconds(30))))
             #expect(Future(value: 1).wait(timeout: .zero))
             #expect(Future<Int>(error: TestFailure()).wait(timeout: .zero))
         }
@@ -95,7 +95,9 @@ struct FutureBlockingTests {
             let levels = 4 * WorkerCount.cores + 4
             @Sendable func nested(_ level: Int) throws -> Int {
                 guard level > 0 else { return 0 }
-                return try Future(on: .default) { try nested(level - 1) + 1 }.value(timeout: .seconds(30))
+                return try Future(on: .default) { try nested(level - 1) + 1 }.value(
+                    timeout: HangLimit.timeout(.seconds(30))
+                )
             }
             #expect(try nested(levels) == levels)
         }
@@ -106,7 +108,7 @@ struct FutureBlockingTests {
                     try Future(on: .default) { try Future(on: .default) { index }.value() }.value()
                 }
             }
-            #expect(try futures.map { try $0.value(timeout: .seconds(30)) } == Array(0..<16))
+            #expect(try futures.map { try $0.value(timeout: HangLimit.timeout(.seconds(30))) } == Array(0..<16))
         }
 
         @Test func `value() of async work blocks until the task finishes`() throws {
@@ -114,7 +116,7 @@ struct FutureBlockingTests {
                 try await Task.sleep(for: .milliseconds(5))
                 return 3
             }
-            #expect(try future.value(timeout: .seconds(30)) == 3)
+            #expect(try future.value(timeout: HangLimit.timeout(.seconds(30))) == 3)
         }
     }
 
@@ -251,8 +253,13 @@ struct FutureBlockingTests {
         @Test(arguments: 0..<8)
         func `parallel tests blocking on timers all finish`(index: Int) throws {
             // Timers run on Dispatch, not on the cooperative pool these tests are blocking.
-            #expect(try Future(value: index, after: .milliseconds(20)).value(timeout: .seconds(30)) == index)
-            #expect(CancellationRequest(cancelAfter: .milliseconds(20)).token.wait(timeout: .seconds(30)))
+            #expect(
+                try Future(value: index, after: .milliseconds(20)).value(timeout: HangLimit.timeout(.seconds(30)))
+                    == index
+            )
+            #expect(
+                CancellationRequest(cancelAfter: .milliseconds(20)).token.wait(timeout: HangLimit.timeout(.seconds(30)))
+            )
         }
 
         @Test(arguments: 0..<4)
@@ -261,8 +268,8 @@ struct FutureBlockingTests {
                 try await SystemClock().sleep(for: .milliseconds(10))
                 return index
             }
-            #expect(future.wait(timeout: .seconds(30)))
-            #expect(try future.value(timeout: .seconds(30)) == index)
+            #expect(future.wait(timeout: HangLimit.timeout(.seconds(30))))
+            #expect(try future.value(timeout: HangLimit.timeout(.seconds(30))) == index)
         }
     }
 }

@@ -80,16 +80,18 @@ private enum QueueScenario {
         let value = Future(on: queue) { try Future(on: queue) { 21 }.value() * 2 }
         require((try? value.value()) == 42, "value(): \(String(describing: value.result))")
 
-        let timed = Future(on: queue) { try Future(on: queue) { 21 }.value(timeout: .seconds(30)) * 2 }
+        let timed = Future(on: queue) {
+            try Future(on: queue) { 21 }.value(timeout: HangLimit.timeout(.seconds(30))) * 2
+        }
         require((try? timed.value()) == 42, "value(timeout:): \(String(describing: timed.result))")
 
-        let waited = Future(on: queue) { Future(on: queue) { 21 }.wait(timeout: .seconds(30)) }
+        let waited = Future(on: queue) { Future(on: queue) { 21 }.wait(timeout: HangLimit.timeout(.seconds(30))) }
         require((try? waited.value()) == true, "wait(timeout:): \(String(describing: waited.result))")
 
         let request = CancellationRequest()
         let token = Future(on: queue) {
             queue.execute { request.cancel() }
-            return request.token.wait(timeout: .seconds(30))
+            return request.token.wait(timeout: HangLimit.timeout(.seconds(30)))
         }
         require((try? token.value()) == true, "token.wait(timeout:): \(String(describing: token.result))")
 
@@ -115,7 +117,10 @@ private enum QueueScenario {
             fromBlock.withLock { $0 = value }
             blockDone.signal()
         }
-        require(blockDone.wait(timeout: .now() + 30) == .success, "a block of the caller's own never returned")
+        require(
+            blockDone.wait(timeout: .now() + 30 * LoadScaledClock.maximumSlowdown) == .success,
+            "a block of the caller's own never returned"
+        )
         require(fromBlock.value == 5, "a block of the caller's own: \(String(describing: fromBlock.value))")
 
         // `sync` runs the block on this thread, on behalf of the queue.
@@ -127,7 +132,9 @@ private enum QueueScenario {
         let fresh = DispatchQueue(label: "SerialQueueWaitTests.fresh")
         let source = Promise<Int>()
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { source.fulfill(8) }
-        let fromFresh = fresh.sync { try? source.future.map(on: fresh) { $0 + 1 }.value(timeout: .seconds(30)) }
+        let fromFresh = fresh.sync {
+            try? source.future.map(on: fresh) { $0 + 1 }.value(timeout: HangLimit.timeout(.seconds(30)))
+        }
         require(fromFresh == 9, "a queue new to FutureLib: \(String(describing: fromFresh))")
     }
 
@@ -137,7 +144,7 @@ private enum QueueScenario {
         // Each level waits for the next, queued behind it.
         @Sendable func nested(_ level: Int) throws -> Int {
             guard level > 0 else { return 0 }
-            return try Future(on: queue) { try nested(level - 1) + 1 }.value(timeout: .seconds(30))
+            return try Future(on: queue) { try nested(level - 1) + 1 }.value(timeout: HangLimit.timeout(.seconds(30)))
         }
         let depth = Future(on: queue) { try nested(50) }
         require((try? depth.value()) == 50, "depth: \(String(describing: depth.result))")
@@ -234,7 +241,9 @@ private enum QueueScenario {
         let capped = LimitedExecutionContext(maxConcurrency: 1, on: queue)
         let value = Future(on: capped) { try Future(on: capped) { 21 }.value() * 2 }
         require((try? value.value()) == 42, "value(): \(String(describing: value.result))")
-        let onQueue = Future(on: capped) { try Future(on: queue) { 21 }.value(timeout: .seconds(30)) * 2 }
+        let onQueue = Future(on: capped) {
+            try Future(on: queue) { 21 }.value(timeout: HangLimit.timeout(.seconds(30))) * 2
+        }
         require((try? onQueue.value()) == 42, "value(timeout:): \(String(describing: onQueue.result))")
     }
 
@@ -247,18 +256,20 @@ private enum QueueScenario {
         let second = DispatchSemaphore(value: 0)
         let a = Future(on: concurrent) { () -> Bool in
             first.signal()
-            return second.wait(timeout: .now() + 30) == .success
+            return second.wait(timeout: .now() + 30 * LoadScaledClock.maximumSlowdown) == .success
         }
         let b = Future(on: concurrent) { () -> Bool in
             second.signal()
-            return first.wait(timeout: .now() + 30) == .success
+            return first.wait(timeout: .now() + 30 * LoadScaledClock.maximumSlowdown) == .success
         }
         require((try? a.value()) == true && (try? b.value()) == true, "the jobs did not run at once")
 
         let nested = Future(on: concurrent) { try Future(on: concurrent) { 3 }.value() }
         require((try? nested.value()) == 3, "concurrent: \(String(describing: nested.result))")
         let global = DispatchQueue.global()
-        let onGlobal = Future(on: global) { try Future(on: global) { 4 }.value(timeout: .seconds(30)) }
+        let onGlobal = Future(on: global) {
+            try Future(on: global) { 4 }.value(timeout: HangLimit.timeout(.seconds(30)))
+        }
         require((try? onGlobal.value()) == 4, "global: \(String(describing: onGlobal.result))")
     }
 }

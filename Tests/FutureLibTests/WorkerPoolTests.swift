@@ -119,5 +119,5 @@ struct WorkerPoolTests {
 /// `value()` from synchronous code: what a `Future { async }` body does when it calls a blocking
 /// helper.
 private func blockingValue<T>(of future: Future<T>) throws -> T {
-    try future.value(timeout: .seconds(60))
+    try future.value(timeout: HangLimit.timeout(.seconds(60)))
 }

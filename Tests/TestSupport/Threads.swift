@@ -193,32 +193,36 @@ package final class Signal: Sendable {
         semaphore.signal()
     }
 
-    /// Blocks until fired; false if that took longer than `timeout` (a failure, not a timing check).
+    /// Blocks until fired; false if that took longer than `seconds` of a quiet machine (a failure,
+    /// not a timing check).
     ///
-    /// The default guards against a hang only: what fires it may be a task that waits for a free
+    /// The bound guards against a hang only: what fires it may be a task that waits for a free
     /// cooperative thread (two on a 2-core machine) behind other suites' blocking tests, which a
-    /// loaded machine stretches to tens of seconds.
+    /// loaded machine stretches to tens of seconds. So it is counted on ``LoadScaledDeadline``:
+    /// up to ``LoadScaledClock/maximumSlowdown`` times as long on a loaded machine.
     @discardableResult
-    package func wait(timeout: Duration = .seconds(120)) -> Bool {
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        return semaphore.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success
+    package func wait(seconds: Int = 120) -> Bool {
+        var deadline = LoadScaledDeadline(seconds: seconds)
+        while semaphore.wait(timeout: .now() + .seconds(1)) != .success {
+            if deadline.hasPassed() { return semaphore.wait(timeout: .now()) == .success }
+        }
+        return true
     }
 }
 
 // MARK: - Polling
 
-/// Polls `condition` on a dedicated thread until it holds or `limit` has passed. For outcomes that
-/// a background queue produces at some later point (a Dispatch timer releasing its handler);
-/// asserts only on the outcome, never on how long it took.
+/// Polls `condition` on a dedicated thread until it holds or `seconds` of a quiet machine have
+/// passed (``LoadScaledDeadline``: longer on a loaded machine). For outcomes that a background
+/// queue produces at some later point (a Dispatch timer releasing its handler); asserts only on
+/// the outcome, never on how long it took.
 package func eventually(
-    within limit: Duration = .seconds(120),
+    withinSeconds seconds: Int = 120,
     _ condition: @escaping @Sendable () -> Bool
 ) async -> Bool {
     await onDedicatedThread {
-        let clock = ContinuousClock()
-        let deadline = clock.now + limit
-        while clock.now < deadline {
+        var deadline = LoadScaledDeadline(seconds: seconds)
+        while !deadline.hasPassed() {
             if condition() { return true }
             pause(.milliseconds(5))
         }

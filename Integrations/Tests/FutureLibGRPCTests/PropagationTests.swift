@@ -156,8 +156,9 @@ extension GRPCLoopbackSuites {
             #expect(edgeLeft <= .seconds(1))
             #expect(middleLeft <= edgeLeft)
             #expect(leafLeft <= middleLeft)
-            // The leaf stopped at the deadline, not after its own work (it would wait forever).
-            #expect(try #require(byName["leaf"]).firedAt - start.withLockedValue { $0 } < .seconds(5))
+            // The leaf stopped at the deadline, not after its own work (it would wait forever): its token fired
+            // with DeadlineExceededError, checked above; when is printed (a wall-clock bound, "within 5 s", would
+            // fail a correct run on a busy machine).
         }
 
         @Test func `graceful shutdown at the edge cancels the chain; the client sees UNAVAILABLE`() async throws {

@@ -306,10 +306,10 @@ struct ModelChecker {
 
     // MARK: - Waiting
 
-    /// Polls until `condition` holds or 30 seconds passed (a failure shows up in the checks).
+    /// Polls until `condition` holds or 30 seconds of a quiet machine passed (load-scaled: TestSupport's
+    /// `blockUntil(seconds:_:)`); a failure shows up in the checks.
     private func waitUntil(_ condition: () -> Bool) {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !condition(), ContinuousClock.now < deadline { pause(.microseconds(200)) }
+        _ = blockUntil(seconds: 30, condition)
     }
 
     private func drainQueue() {

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The `Cancellation` product raced from many threads, as a user's code would.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(Load.minutes(2))))
 struct CancellationConsumerTests {
     static let rounds = 200
 
@@ -170,7 +170,7 @@ struct CancellationConsumerTests {
         await onThreads(3) { index in
             if index == 0 {
                 request.cancel(after: .milliseconds(5))
-            } else if request.token.wait(timeout: .seconds(60)) {
+            } else if request.token.wait(timeout: Load.timeout(.seconds(60))) {
                 woken.increment()
             }
         }

@@ -3,7 +3,7 @@ import FutureLib
 import Testing
 
 /// The `FutureLib` product raced from many threads and tasks, as a user's code would.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(Load.minutes(2))))
 struct FutureConsumerTests {
     static let rounds = 200
 
@@ -52,7 +52,7 @@ struct FutureConsumerTests {
                     let payload = Payload()
                     payload.value = 9
                     promise.fulfill(payload)
-                } else if (try? promise.future.value(timeout: .seconds(60)))?.value == 9 {
+                } else if (try? promise.future.value(timeout: Load.timeout(.seconds(60))))?.value == 9 {
                     seen.increment()
                 }
             }

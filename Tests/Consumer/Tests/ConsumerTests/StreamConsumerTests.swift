@@ -3,7 +3,7 @@ import FutureLib
 import Testing
 
 /// Streams written on one thread and read on others, as a user's code would.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(Load.minutes(2))))
 struct StreamConsumerTests {
     @Test func `values published on one thread reach callbacks on default and a queue, in order`() async {
         let queue = DispatchQueue(label: "consumer.stream")

@@ -43,12 +43,45 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
     }
 }
 
-/// Suspends until `condition` holds, polling; false after `seconds`.
+/// Suspends until `condition` holds, polling; false after `seconds` of a quiet machine, load-scaled
+/// (``Load``): a busy machine may keep the threads that bring the outcome from running for long.
 func eventually(seconds: Double = 30, _ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(seconds)
+    var counted = 0.0
+    var last = ContinuousClock.now
     while !condition() {
-        if ContinuousClock.now > deadline { return false }
+        let now = ContinuousClock.now
+        let (wholeSeconds, attoseconds) = (now - last).components
+        counted += (Double(wholeSeconds) + Double(attoseconds) / 1e18) / Load.slowdown
+        last = now
+        if counted > seconds { return condition() }
         try? await Task.sleep(for: .milliseconds(2))
     }
     return true
+}
+
+/// The machine's load, for the bounds that tell a hang from a slow run (never a measurement): a
+/// consumer's tests run beside other builds and sanitizer runs, which stretch every wait.
+enum Load {
+    /// The most a load stretches a bound: a hang still fails, at most ten times later.
+    static let maximumSlowdown = 10.0
+
+    /// The one-minute load average per processor, at least 1, at most ``maximumSlowdown``.
+    static var slowdown: Double {
+        var load = [0.0]
+        guard getloadavg(&load, 1) == 1 else { return 1 }
+        let perProcessor = load[0] / Double(max(1, ProcessInfo.processInfo.activeProcessorCount))
+        return perProcessor > 1 ? min(perProcessor, maximumSlowdown) : 1  // 1 for NaN too
+    }
+
+    /// Minutes for a suite's `.timeLimit`: `minutes` of a quiet machine, times the load when the
+    /// run started.
+    static func minutes(_ minutes: Int) -> Int {
+        Int((Double(minutes) * slowdown).rounded(.up))
+    }
+
+    /// A timeout for a wait that is meant to end before it: `duration` of a quiet machine, times
+    /// ``maximumSlowdown`` (the wait returns as soon as its outcome comes).
+    static func timeout(_ duration: Duration) -> Duration {
+        duration * maximumSlowdown
+    }
 }

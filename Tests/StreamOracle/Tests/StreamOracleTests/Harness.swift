@@ -1,4 +1,5 @@
 import AsyncAlgorithms
+import Foundation
 import FutureLib
 import Synchronization
 
@@ -167,11 +168,22 @@ final class Changes: Sendable {
         for waiter in waiting { waiter.resume() }
     }
 
-    /// Suspends until `condition` holds, or 5 seconds passed (then the comparison shows what is
-    /// missing). A ticker (``lockstep``) wakes it now and then, so that it sees the time pass.
+    /// Suspends until `condition` holds, or 10 seconds of a quiet machine passed (then the
+    /// comparison shows what is missing). A ticker (``lockstep``) wakes it now and then, so that it
+    /// sees the time pass.
+    ///
+    /// The seconds are load-scaled (``Load``): the oracle's task needs a cooperative thread, which
+    /// a machine busy with other builds may not give it for seconds; a fixed 5 s could then compare
+    /// a schedule the oracle had not finished, and fail a correct run.
     func wait(until condition: @Sendable () -> Bool) async {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !condition(), ContinuousClock.now < deadline {
+        var counted = 0.0
+        var last = ContinuousClock.now
+        while !condition() {
+            let now = ContinuousClock.now
+            let (wholeSeconds, attoseconds) = (now - last).components
+            counted += (Double(wholeSeconds) + Double(attoseconds) / 1e18) / Load.slowdown
+            last = now
+            if counted > 10 { return }
             await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
                 let isReady = waiters.withLock { waiters -> Bool in
                     if condition() { return true }
@@ -186,6 +198,24 @@ final class Changes: Sendable {
 
 func waitUntil(_ condition: @Sendable () -> Bool) async {
     await Changes.shared.wait(until: condition)
+}
+
+/// The machine's load, for the bounds that tell a stuck schedule from a slow one (never a
+/// measurement): the one-minute load average per processor, at least 1, at most 10, so that a stuck
+/// schedule still ends the wait.
+enum Load {
+    static var slowdown: Double {
+        var load = [0.0]
+        guard getloadavg(&load, 1) == 1 else { return 1 }
+        let perProcessor = load[0] / Double(max(1, ProcessInfo.processInfo.activeProcessorCount))
+        return perProcessor > 1 ? min(perProcessor, 10) : 1  // 1 for NaN too
+    }
+
+    /// Minutes for the suite's `.timeLimit`: `minutes` of a quiet machine, times the load when the
+    /// run started.
+    static func minutes(_ minutes: Int) -> Int {
+        Int((Double(minutes) * slowdown).rounded(.up))
+    }
 }
 
 /// Runs a schedule in lockstep: each step feeds one event to both libraries; then, when

@@ -6,7 +6,7 @@ import Testing
 /// FutureLib's operators against swift-async-algorithms 1.1.4 on seeded random schedules: the
 /// outputs must be equal up to the first end or error (after an error FutureLib's streams go on,
 /// by design; Documentation/Streams.md). A failing seed replays: its number is in the message.
-@Suite(.serialized, .timeLimit(.minutes(10)))
+@Suite(.serialized, .timeLimit(.minutes(Load.minutes(10))))
 struct StreamOracleTests {
     /// 200 seeds per operator, or `STREAM_ORACLE_SEEDS`.
     static let seeds = 0..<UInt64(ProcessInfo.processInfo.environment["STREAM_ORACLE_SEEDS"].flatMap { Int($0) } ?? 200)

@@ -94,7 +94,9 @@ public struct RequestCancellationMiddleware: Middleware {
     ///   - next: The rest of the chain.
     /// - Returns: The response of `next`, or the status of the reason (with `respondsToCancellation`).
     public func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
-        if let outer = request.storage[RequestCancellationKey.self], outer.request != nil {
+        // One read of `request.storage` (a lock and a copy) serves both the check and the write below.
+        var storage = request.storage
+        if let outer = storage[RequestCancellationKey.self], outer.request != nil {
             if let deadline { outer.setDeadline(deadline) }
             return next.respond(to: request)
         }
@@ -111,7 +113,8 @@ public struct RequestCancellationMiddleware: Middleware {
         }
         var cancellation = RequestCancellation(request: stop, connection: connection)
         cancellation.caller = callerDeadline(of: request)
-        request.storage[RequestCancellationKey.self] = cancellation
+        storage[RequestCancellationKey.self] = cancellation
+        request.storage = storage
         connection?.watch(stop) { request.application.requestShutdown.token }
         stop.cancel(after: deadline, notAfter: cancellation.caller)
         let response = next.respond(to: request)

@@ -20,7 +20,10 @@ again, alone, with Scripts/bench-http/malloc-count.c preloaded, its heap allocat
 (after a warm-up) and divided by the requests `wrk` saw answered. Timing figures are printed, never asserted.
 
     python3 Scripts/bench-http.py [--rounds 5] [--duration 6] [--warm-up 2] [--connections 32]
-                                  [--only proxy,hummingbird,vapor] [--no-allocations]
+                                  [--only proxy,hummingbird,vapor] [--no-allocations] [--port-base 18081]
+
+Ports: the sides listen on --port-base and the next ones, the counted server on base + 8, the upstream on base + 9
+(another base lets two runs share a machine).
 """
 import argparse
 import os
@@ -37,7 +40,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # BENCH_HTTP_BINARIES: another folder with the servers (an older build, to compare before and after a change).
 RELEASE = os.environ.get("BENCH_HTTP_BINARIES") or os.path.join(ROOT, "Integrations", ".build", "release")
 SHIM = os.path.join(ROOT, ".build", "bench-http", "libmalloc-count.so")
-UPSTREAM_PORT = 18090
+PORT_BASE = 18081
+UPSTREAM_PORT = PORT_BASE + 9
 
 COMPARISONS = {
     "proxy": (
@@ -112,7 +116,7 @@ def wrk(port: int, seconds: float, connections: int):
 
 
 def throughput(name: str, sides, rounds: int, duration: float, warm_up: float, connections: int):
-    ports = [18081 + index for index in range(len(sides))]
+    ports = [PORT_BASE + index for index in range(len(sides))]
     processes = [start(product, arguments, port, binaries=binaries)
                  for (_, product, arguments, *binaries), port in zip(sides, ports)]
     letters = "ABCDE"
@@ -154,12 +158,12 @@ def allocations(sides, duration: float, warm_up: float, connections: int):
         for label, product, arguments, *binaries in sides:
             path = os.path.join(folder, "count")
             environment = {"LD_PRELOAD": SHIM, "BENCH_HTTP_MALLOC_FILE": path}
-            process = start(product, arguments, 18089, environment, binaries)
+            process = start(product, arguments, PORT_BASE + 8, environment, binaries)
             try:
-                wrk(18089, warm_up, connections)
+                wrk(PORT_BASE + 8, warm_up, connections)
                 time.sleep(0.5)
                 before = read_count(process, path)
-                _, answered = wrk(18089, duration, connections)
+                _, answered = wrk(PORT_BASE + 8, duration, connections)
                 time.sleep(0.5)
                 after = read_count(process, path)
             finally:
@@ -186,6 +190,7 @@ def read_count(process: subprocess.Popen, path: str) -> int:
 
 
 def main() -> None:
+    global PORT_BASE, UPSTREAM_PORT
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--duration", type=float, default=6)
@@ -193,18 +198,21 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--only", default="proxy,hummingbird,vapor")
     parser.add_argument("--no-allocations", action="store_true")
+    parser.add_argument("--port-base", type=int, default=PORT_BASE)
     options = parser.parse_args()
+    PORT_BASE, UPSTREAM_PORT = options.port_base, options.port_base + 9
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     print(f"bench-http: commit {commit}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
           f"{os.cpu_count()} processors, load {load()}")
     upstream = None
     names = [name for name in options.only.split(",") if name]
-    # BENCH_HTTP_BEFORE: a folder with an older HummingbirdCostServer, whose adapter route joins the proxy
-    # comparison as a third side (before and after a change to the adapter, in one run).
+    # BENCH_HTTP_BEFORE: a folder with older cost servers, whose token side joins each comparison as a third side
+    # (before and after a change to the adapter or a middleware, in one run).
     before = os.environ.get("BENCH_HTTP_BEFORE")
     if before:
-        COMPARISONS["proxy"] = COMPARISONS["proxy"] + (
-            ("async adapter + token, before", "HummingbirdCostServer", ["proxy-token"], before),)
+        for name, sides in COMPARISONS.items():
+            label, product, arguments = sides[1]  # the token side (for the proxy, the guide's route)
+            COMPARISONS[name] = sides + ((f"{label}, before", product, arguments, before),)
     if "proxy" in names:
         upstream = start("HummingbirdCostServer", ["upstream"], UPSTREAM_PORT)
     try:

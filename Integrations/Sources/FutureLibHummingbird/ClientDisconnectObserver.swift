@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 public import NIOCore
 
 /// A channel handler that tells the request in flight on its connection that the client went away: the connection
-/// closed, or the client closed its side of it (read end-of-file).
+/// closed, or the client closed its side of it (read end-of-file); and that the server shuts down gracefully.
 ///
 /// Hummingbird does not cancel a handler's task when its client disconnects, and its handler reads nothing from the
 /// connection while the handler runs. This handler sits in the connection's pipeline (after HTTP decoding), where it
@@ -26,6 +26,10 @@ public import NIOCore
 /// - NIO reads the end of the connection only while it reads from it: a handler that leaves a large request body
 ///   unread (more than NIO's read-ahead of a few parts) learns of the disconnect only once it reads the body.
 /// - A request that starts on a connection already gone is cancelled before its handler runs.
+/// - The server's graceful shutdown reaches the connection as NIO's `ChannelShouldQuiesceEvent` (Hummingbird's
+///   server quiesces its connections when its `ServiceGroup` shuts it down gracefully): the request in flight, and
+///   every later one on the connection, is cancelled with `GracefulShutdownError`. So a request on an observed
+///   connection needs no graceful-shutdown handler of its own.
 public final class ClientDisconnectObserver: ChannelInboundHandler, RemovableChannelHandler {
     /// Passed through untouched.
     public typealias InboundIn = NIOAny
@@ -59,10 +63,13 @@ public final class ClientDisconnectObserver: ChannelInboundHandler, RemovableCha
         context.fireChannelInactive()
     }
 
-    /// The client closed its side of the connection: cancels the request in flight.
+    /// The client closed its side of the connection, or the server quiesces it (graceful shutdown): cancels the
+    /// request in flight.
     public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, event == .inputClosed {
             connection.clientWentAway()
+        } else if event is ChannelShouldQuiesceEvent {
+            connection.shutDown()
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -101,24 +108,29 @@ extension HTTPServerBuilder {
     }
 }
 
-/// What the requests of one connection and its ``ClientDisconnectObserver`` share: whether the client went away,
-/// and the request in flight (Hummingbird serves one request at a time per HTTP/1.1 connection).
+/// What the requests of one connection and its ``ClientDisconnectObserver`` share: whether the client went away or
+/// the server quiesced the connection, and the request in flight (Hummingbird serves one request at a time per
+/// HTTP/1.1 connection).
 final class ClientConnection: Sendable {
     private struct State {
         var isGone = false
+        var isShuttingDown = false
         var inFlight: CancellationRequest?
     }
 
     // NIO's lock, which ThreadSanitizer sees (the standard library's `Mutex` it does not, on Linux).
     private let state = NIOLockedValueBox(State())
 
-    /// Cancels `request` when the client goes away while it is in flight (or at once if it already has).
+    /// Cancels `request` when the client goes away or the server quiesces the connection while it is in flight (or
+    /// at once if either already happened).
     func watch(_ request: CancellationRequest) {
-        let isGone = state.withLockedValue { state in
-            if !state.isGone { state.inFlight = request }
-            return state.isGone
+        let reason: (any Error)? = state.withLockedValue { state in
+            if state.isGone { return ClientDisconnectedError() }
+            if state.isShuttingDown { return GracefulShutdownError() }
+            state.inFlight = request
+            return nil
         }
-        if isGone { request.cancel(reason: ClientDisconnectedError()) }
+        if let reason { request.cancel(reason: reason) }
     }
 
     /// Stops watching `request` (its handler returned).
@@ -140,6 +152,17 @@ final class ClientConnection: Sendable {
             return state.inFlight
         }
         inFlight?.cancel(reason: ClientDisconnectedError())
+    }
+
+    /// The server quiesces the connection (graceful shutdown): cancels the request in flight, outside the lock, and
+    /// every later one at once, with `GracefulShutdownError`.
+    func shutDown() {
+        let inFlight: CancellationRequest? = state.withLockedValue { state in
+            state.isShuttingDown = true
+            defer { state.inFlight = nil }
+            return state.inFlight
+        }
+        inFlight?.cancel(reason: GracefulShutdownError())
     }
 
     // The connections by channel: a request context finds its connection from the channel Hummingbird hands it

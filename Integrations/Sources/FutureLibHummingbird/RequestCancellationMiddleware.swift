@@ -38,10 +38,13 @@ import ServiceLifecycle
 ///   `0` or negative: already passed, the token fires at once; huge: clamped; garbage: ignored).
 /// - **Graceful shutdown** (reason `GracefulShutdownError`): the `ServiceGroup` running the application triggers
 ///   graceful shutdown (the `Application` is the service; its connections run inside it), or `shutdown` is
-///   cancelled (its own reason then).
-/// - The token covers the handler until it returns its `Response`: the client's connection is watched, and the
-///   graceful-shutdown handler registered, only meanwhile. A response body written after that (a streamed body) is
+///   cancelled (its own reason then). On a connection with a ``ClientDisconnectObserver`` it arrives as the
+///   server quiesces the connection; without one, through a graceful-shutdown handler the request registers.
+/// - The token covers the handler until it returns its `Response`: the client's connection is watched (or the
+///   graceful-shutdown handler registered) only meanwhile. A response body written after that (a streamed body) is
 ///   not covered.
+/// - A request without a deadline (none here, none from a route, none in its header) arms no timer, and with the
+///   observer it registers nothing outside its connection: its cost is one `CancellationRequest`.
 /// - Hummingbird does not cancel the handler's task (that task serves the connection's next requests too): hand
 ///   the token to the work (a `Future`, `HTTPClient.execute(…cancellationToken:)`), or check it.
 /// - With `respondsToCancellation`, a handler that throws once the token is cancelled is answered with the status
@@ -57,6 +60,8 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
     public let respondsToCancellation: Bool
     /// The header the caller's remaining deadline is read from; nil to ignore callers' deadlines.
     public let deadlineHeader: DeadlineHeader?
+    /// ``deadlineHeader``'s field name, made once rather than for every request.
+    private let deadlineField: HTTPField.Name?
 
     /// Creates the middleware.
     ///
@@ -82,6 +87,7 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
         self.shutdown = shutdown
         self.respondsToCancellation = respondsToCancellation
         self.deadlineHeader = deadlineHeader
+        self.deadlineField = deadlineHeader.flatMap { HTTPField.Name($0.name) }
     }
 
     // `@concurrent`, as Hummingbird's protocol (built without nonisolated(nonsending) by default) declares it.
@@ -99,18 +105,23 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
         var context = context
         context.cancellation.request = stop
         context.cancellation.caller = callerDeadline(of: request)
-        let connection = context.cancellation.connection
-        connection?.watch(stop)
-        defer { connection?.unwatch(stop) }
         stop.cancel(after: deadline, notAfter: context.cancellation.caller)
+        if let connection = context.cancellation.connection {
+            // The observer cancels `stop` when the client goes away or the server quiesces the connection: no
+            // graceful-shutdown handler (a lock shared by every connection, twice, and a closure) for each request.
+            connection.watch(stop)
+            defer { connection.unwatch(stop) }
+            do {
+                return try await next(request, context)
+            } catch {
+                return try answer(error, stoppedBy: stop)
+            }
+        }
         return try await withGracefulShutdownHandler {
             do {
                 return try await next(request, context)
             } catch {
-                guard respondsToCancellation, let reason = stop.token.cancellationReason,
-                    let status = HTTPResponse.Status(cancellationReason: reason)
-                else { throw error }
-                return Response(status: status)
+                return try answer(error, stoppedBy: stop)
             }
         } onGracefulShutdown: {
             stop.cancel(reason: GracefulShutdownError())
@@ -121,8 +132,17 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
 extension RequestCancellationMiddleware {
     /// The deadline the caller sent in ``deadlineHeader``, from now, if any valid one.
     private func callerDeadline(of request: Request) -> CancellationDeadline? {
-        guard let deadlineHeader, let name = HTTPField.Name(deadlineHeader.name) else { return nil }
-        return deadlineHeader.callerDeadline(in: request.headers[values: name])
+        guard let deadlineHeader, let deadlineField, request.headers.contains(deadlineField) else { return nil }
+        return deadlineHeader.callerDeadline(in: request.headers[values: deadlineField])
+    }
+
+    /// What answers a handler that threw `error`: with ``respondsToCancellation``, once `stop` is cancelled, the
+    /// status of its reason; otherwise `error` again.
+    private func answer(_ error: any Error, stoppedBy stop: CancellationRequest) throws -> Response {
+        guard respondsToCancellation, let reason = stop.token.cancellationReason,
+            let status = HTTPResponse.Status(cancellationReason: reason)
+        else { throw error }
+        return Response(status: status)
     }
 }
 
@@ -143,6 +163,8 @@ extension RequestCancellationMiddleware {
 public struct RequestDeadlineMiddleware<Context: CancellableRequestContext>: RouterMiddleware {
     /// The deadline, from when this middleware runs.
     public let deadline: Duration
+    /// What runs each request: a ``RequestCancellationMiddleware`` with ``deadline``, made once.
+    private let middleware: RequestCancellationMiddleware<Context>
 
     /// Creates the middleware.
     ///
@@ -153,6 +175,7 @@ public struct RequestDeadlineMiddleware<Context: CancellableRequestContext>: Rou
     /// - Parameter deadline: The deadline of each request of the group, from when the middleware runs.
     public init(_ deadline: Duration) {
         self.deadline = deadline
+        self.middleware = RequestCancellationMiddleware(deadline: deadline)
     }
 
     // `@concurrent`, as Hummingbird's protocol (built without nonisolated(nonsending) by default) declares it.
@@ -162,10 +185,6 @@ public struct RequestDeadlineMiddleware<Context: CancellableRequestContext>: Rou
         context: Context,
         next: @concurrent (Request, Context) async throws -> Response
     ) async throws -> Response {
-        try await RequestCancellationMiddleware<Context>(deadline: deadline).handle(
-            request,
-            context: context,
-            next: next
-        )
+        try await middleware.handle(request, context: context, next: next)
     }
 }

@@ -66,12 +66,21 @@ final class ClientDisconnectObserver: ChannelInboundHandler, RemovableChannelHan
 @available(*, unavailable)
 extension ClientDisconnectObserver: Sendable {}
 
-/// What the requests of one connection and its ``ClientDisconnectObserver`` share: whether the client went away,
-/// and the requests in flight (one at a time with Vapor's default HTTP/1.1 pipelining support, which answers
-/// pipelined requests in order; several without it).
+/// What the requests of one connection and its ``ClientDisconnectObserver`` share: whether the client went away or
+/// the application shut down, and the requests in flight (one at a time with Vapor's default HTTP/1.1 pipelining
+/// support, which answers pipelined requests in order; several without it).
+///
+/// The connection, not each request, follows the application's shutdown (``Vapor/Application/requestShutdown``):
+/// its first request registers one handler on that token, which the connection's end removes. A request then
+/// costs no registration on a token every request shares.
 final class ClientConnection: Sendable {
     private struct State {
         var isGone = false
+        /// The shutdown token's reason, once it fired: every later request is cancelled with it at once.
+        var shutdownReason: (any Error)?
+        /// Whether the connection registered its handler on the shutdown token (it does once).
+        var followsShutdown = false
+        var shutdownRegistration: CancellationRegistration?
         var inFlight: [CancellationRequest] = []
     }
 
@@ -81,13 +90,28 @@ final class ClientConnection: Sendable {
     /// Whether the client went away.
     var isGone: Bool { state.withLockedValue { $0.isGone } }
 
-    /// Cancels `request` when the client goes away while it is in flight (or at once if it already has).
-    func watch(_ request: CancellationRequest) {
-        let isGone = state.withLockedValue { state in
-            if !state.isGone { state.inFlight.append(request) }
-            return state.isGone
+    /// Cancels `request` when the client goes away (`ClientDisconnectedError`) or `shutdown` is cancelled (its
+    /// reason) while it is in flight, or at once if either already happened. `shutdown` is read once per
+    /// connection.
+    func watch(_ request: CancellationRequest, shutdown: () -> CancellationToken) {
+        enum Outcome {
+            case watching
+            case follow
+            case cancel(any Error)
         }
-        if isGone { request.cancel(reason: ClientDisconnectedError()) }
+        let outcome: Outcome = state.withLockedValue { state in
+            if state.isGone { return .cancel(ClientDisconnectedError()) }
+            if let reason = state.shutdownReason { return .cancel(reason) }
+            state.inFlight.append(request)
+            guard !state.followsShutdown else { return .watching }
+            state.followsShutdown = true
+            return .follow
+        }
+        switch outcome {
+        case .watching: return
+        case .follow: follow(shutdown())
+        case .cancel(let reason): request.cancel(reason: reason)
+        }
     }
 
     /// Stops watching `request` (its response is ready).
@@ -100,14 +124,43 @@ final class ClientConnection: Sendable {
         _ = removed
     }
 
-    /// The client went away: cancels the requests in flight, outside the lock, and every later one at once.
+    /// The client went away: cancels the requests in flight, outside the lock, and every later one at once; removes
+    /// the handler on the shutdown token.
     func clientWentAway() {
-        let inFlight: [CancellationRequest] = state.withLockedValue { state in
+        let (inFlight, registration) = state.withLockedValue { state in
             state.isGone = true
+            defer {
+                state.inFlight = []
+                state.shutdownRegistration = nil
+            }
+            return (state.inFlight, state.shutdownRegistration)
+        }
+        _ = registration?.unregister()
+        for request in inFlight { request.cancel(reason: ClientDisconnectedError()) }
+    }
+
+    /// Registers the connection's one handler on `shutdown` (at once, if it is cancelled already).
+    private func follow(_ shutdown: CancellationToken) {
+        let registration = shutdown.onCancel { [weak self] in
+            self?.shutDown(reason: shutdown.cancellationReason ?? CancellationError())
+        }
+        let isGone = state.withLockedValue { state in
+            if !state.isGone { state.shutdownRegistration = registration }
+            return state.isGone
+        }
+        if isGone { _ = registration.unregister() }
+    }
+
+    /// The shutdown token fired: cancels the requests in flight, outside the lock, and every later one at once, with
+    /// its reason.
+    private func shutDown(reason: any Error) {
+        let inFlight: [CancellationRequest] = state.withLockedValue { state in
+            if state.shutdownReason == nil { state.shutdownReason = reason }
+            state.shutdownRegistration = nil
             defer { state.inFlight = [] }
             return state.inFlight
         }
-        for request in inFlight { request.cancel(reason: ClientDisconnectedError()) }
+        for request in inFlight { request.cancel(reason: reason) }
     }
 
     // MARK: - The connections by address

@@ -45,7 +45,9 @@ public import Vapor
 ///   the reason (`HTTPResponseStatus(cancellationReason:)`): `499` for a client gone, `504` for the deadline,
 ///   `503` for the shutdown; other errors, and other reasons, go on to Vapor's error handling.
 /// - Used twice (an application-wide one and a route group's), the inner one only sets its deadline.
-/// - It adds no task of its own: the route runs as it would without it.
+/// - It adds no task of its own: the route runs as it would without it. A request without a deadline (none here,
+///   none from a route group, none in its header) on an observed connection arms no timer and registers nothing
+///   outside its connection (which follows the shutdown once for all its requests).
 public struct RequestCancellationMiddleware: Middleware {
     /// The deadline of each request, from when the middleware starts it; `nil` for none.
     public let deadline: Duration?
@@ -92,40 +94,59 @@ public struct RequestCancellationMiddleware: Middleware {
     ///   - next: The rest of the chain.
     /// - Returns: The response of `next`, or the status of the reason (with `respondsToCancellation`).
     public func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
-        if let outer = request.storage[RequestCancellationKey.self], outer.request != nil {
+        // One read of `request.storage` (a lock and a copy) serves both the check and the write below.
+        var storage = request.storage
+        if let outer = storage[RequestCancellationKey.self], outer.request != nil {
             if let deadline { outer.setDeadline(deadline) }
             return next.respond(to: request)
         }
-        // The link ignores `shutdown` when it is `.none` (the default).
-        let stop = CancellationRequest(linkedTo: request.application.requestShutdown.token, shutdown)
         let connection = ClientConnection.connection(remote: request.remoteAddress, loop: request.eventLoop)
+        // An observed connection follows the application's shutdown itself (one registration per connection);
+        // `shutdown` is linked only when it can be cancelled (it is `.none` by default).
+        let stop: CancellationRequest
+        if connection == nil {
+            stop = CancellationRequest(linkedTo: [request.application.requestShutdown.token, shutdown])
+        } else if shutdown.canBeCancelled {
+            stop = CancellationRequest(linkedTo: [shutdown])
+        } else {
+            stop = CancellationRequest()
+        }
         var cancellation = RequestCancellation(request: stop, connection: connection)
         cancellation.caller = callerDeadline(of: request)
-        request.storage[RequestCancellationKey.self] = cancellation
-        connection?.watch(stop)
+        storage[RequestCancellationKey.self] = cancellation
+        request.storage = storage
+        connection?.watch(stop) { request.application.requestShutdown.token }
         stop.cancel(after: deadline, notAfter: cancellation.caller)
         let response = next.respond(to: request)
         guard respondsToCancellation else {
             guard let connection else { return response }
             return response.always { _ in connection.unwatch(stop) }
         }
-        return response.flatMapErrorThrowing { error in
+        // One callback and one promise (not `flatMapErrorThrowing` then `map`: two of each).
+        let answer = response.eventLoop.makePromise(of: Response.self)
+        response.whenComplete { result in
             connection?.unwatch(stop)
-            guard let reason = stop.token.cancellationReason,
-                let status = HTTPResponseStatus(cancellationReason: reason)
-            else { throw error }
-            return Response(status: status)
-        }.map { response in
-            connection?.unwatch(stop)
-            return response
+            switch result {
+            case .success(let response):
+                answer.succeed(response)
+            case .failure(let error):
+                if let reason = stop.token.cancellationReason,
+                    let status = HTTPResponseStatus(cancellationReason: reason)
+                {
+                    answer.succeed(Response(status: status))
+                } else {
+                    answer.fail(error)
+                }
+            }
         }
+        return answer.futureResult
     }
 }
 
 extension RequestCancellationMiddleware {
     /// The deadline the caller sent in ``deadlineHeader``, from now, if any valid one.
     private func callerDeadline(of request: Request) -> CancellationDeadline? {
-        guard let deadlineHeader else { return nil }
+        guard let deadlineHeader, request.headers.contains(name: deadlineHeader.name) else { return nil }
         return deadlineHeader.callerDeadline(in: request.headers[deadlineHeader.name])
     }
 }

@@ -83,9 +83,12 @@ struct RequestCancellationTests {
         }
     }
 
-    @Test("graceful shutdown with requests in flight answers each 503, reason GracefulShutdownError")
-    func shutdownAnswers503() async throws {
-        try await withHummingbirdApp { app in
+    @Test(
+        "graceful shutdown with requests in flight answers each 503, reason GracefulShutdownError: on observed connections (the server's quiescing reaches the observer) and on unobserved ones (a graceful-shutdown handler per request)",
+        arguments: [true, false]
+    )
+    func shutdownAnswers503(observed: Bool) async throws {
+        try await withHummingbirdApp(observed: observed) { app in
             try await HTTPClient(eventLoopGroup: app.group).shuttingDown { client in
                 let inFlight = 5
                 try await withThrowingTaskGroup(of: HTTPResponseStatus.self) { requests in

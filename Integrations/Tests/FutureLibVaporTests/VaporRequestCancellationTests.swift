@@ -185,6 +185,41 @@ extension VaporApplicationTests {
             }
         }
 
+        @Test(
+            "the application's own requestShutdown cancels the request in flight with its reason, and every later one at once; the server keeps answering"
+        )
+        func applicationShutdownTokenCancelsEachConnection() async throws {
+            struct Stopping: Error {}
+            try await withVaporApp { app in
+                try await HTTPClient(eventLoopGroup: app.group).shuttingDown { client in
+                    // The connection's first request makes it follow the shutdown token.
+                    let first = try await client.execute(
+                        HTTPClientRequest(url: app.url("/fast")),
+                        timeout: .seconds(60)
+                    )
+                    #expect(first.status == .ok)
+                    _ = try await first.body.collect(upTo: 1024)
+                    async let waiting = client.execute(
+                        HTTPClientRequest(url: app.url("/wait?tag=inFlight")),
+                        timeout: .seconds(60)
+                    )
+                    #expect(await waitUntil { app.waiting.withLockedValue { $0.contains("inFlight") } })
+                    app.requestShutdown.cancel(reason: Stopping())
+                    // `Stopping` maps to no status: Vapor's error handling answers.
+                    #expect(try await waiting.status == .internalServerError)
+                    #expect(app.reason("inFlight") is Stopping)
+                    let later = try await client.execute(
+                        HTTPClientRequest(url: app.url("/wait?tag=later")),
+                        timeout: .seconds(60)
+                    )
+                    #expect(later.status == .internalServerError)
+                    #expect(app.reason("later") is Stopping)
+                    let fast = try await client.execute(HTTPClientRequest(url: app.url("/fast")), timeout: .seconds(60))
+                    #expect(fast.status == .ok)
+                }
+            }
+        }
+
         @Test("the reasons map to 499, 504 and 503; other reasons to nothing")
         func statusOfReasons() {
             #expect(HTTPResponseStatus(cancellationReason: ClientDisconnectedError())?.code == 499)

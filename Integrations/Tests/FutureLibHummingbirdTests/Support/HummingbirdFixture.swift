@@ -4,6 +4,7 @@ import AsyncHTTPClient
 import FutureLibAsyncHTTPClient
 import FutureLibHummingbird
 import Hummingbird
+import HummingbirdCore
 import IntegrationsTestSupport
 import NIOConcurrencyHelpers
 import NIOCore
@@ -47,8 +48,10 @@ struct HummingbirdFixture: Sendable {
 ///
 /// Routes: `GET /fast` answers the connection's identity; `GET /proxy?ms=N&tag=T` calls the upstream's
 /// `/slow-head?ms=N` with the request's token and answers its body; `GET /deadline/proxy?…` the same under a
-/// route deadline of 300 ms. The application responds to cancellation (`499`/`504`/`503`).
+/// route deadline of 300 ms. The application responds to cancellation (`499`/`504`/`503`). Its connections have a
+/// ``ClientDisconnectObserver`` unless `observed` is false.
 func withHummingbirdApp(
+    observed: Bool = true,
     onUpstreamEvent: (@Sendable (LoopbackHTTPServer.Event) -> Void)? = nil,
     _ body: (HummingbirdFixture) async throws -> Void
 ) async throws {
@@ -83,7 +86,8 @@ func withHummingbirdApp(
 
     var failure: (any Error)?
     do {
-        try await withRunningApplication(router: router, server: .http1ObservingClientDisconnects(), group: group) {
+        let server: HTTPServerBuilder = observed ? .http1ObservingClientDisconnects() : .http1()
+        try await withRunningApplication(router: router, server: server, group: group) {
             port,
             shutDown in
             let fixture = HummingbirdFixture(

@@ -35,6 +35,8 @@ struct VaporFixture: Sendable {
     let soakEndings: NIOLockedValueBox<[Bool: Int]>
     /// Shuts the server down as Vapor's `serve` command does on `SIGTERM`.
     let shutDown: @Sendable () async -> Void
+    /// The application's `requestShutdown`, which an application run otherwise cancels itself.
+    let requestShutdown: CancellationRequest
     let group: MultiThreadedEventLoopGroup
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
@@ -121,6 +123,7 @@ func withVaporApp(
             waiting: waiting,
             soakEndings: soakEndings,
             shutDown: { await server.shutdown() },
+            requestShutdown: app.requestShutdown,
             group: group
         )
         try await body(fixture)

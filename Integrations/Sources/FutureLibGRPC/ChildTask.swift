@@ -2,9 +2,9 @@
 /// cancellation stops while the calling task goes on (GRPCCore writes an RPC's status from the server's task, and
 /// a caller's own task is not the call's to cancel).
 ///
-/// The child is an `async let`, which the calling task's allocator holds (a task group's child is an allocation of
-/// its own, with more for the group), and the handler on the token holds the task alone, as
-/// `withCancellation(_:operation:)` does with an object of its own.
+/// The child is an `async let`: fewer allocations than a task group's child (the group and the closure it runs
+/// come on top of the task), and the handler on the token holds the task alone, as `withCancellation(_:operation:)`
+/// does with an object of its own.
 ///
 /// - Parameters:
 ///   - token: The token whose cancellation cancels the child task.

@@ -7,6 +7,13 @@ import Synchronization
 /// The handler's work runs in two scopes: the interceptor chain (`next`, which runs a unary handler whole) and the
 /// response's producer (a streaming handler's body, which GRPCCore runs after the interceptors returned). Each scope
 /// watches the RPC's cancellation handle and the graceful shutdown, and sets ``RPCCancellation/current``.
+///
+/// ### What an RPC costs
+/// The RPC's objects are made once and serve both scopes: this object, its request (linked to the server's
+/// shutdown and, with a `grpc-timeout`, given its timer in the same call) and the one handler it gives
+/// GRPCCore's handle (``onCancelRPC``). The graceful-shutdown handler is the server's. With
+/// `cancelsTask`, the work runs in an `async let` child task (cheaper than a task group's), and the token cancels
+/// it through a handler that holds only the task.
 final class InboundRPC: Sendable {
     let request: CancellationRequest
     /// When the `grpc-timeout` the client sent passes.
@@ -18,61 +25,91 @@ final class InboundRPC: Sendable {
     let deadlineSlack: Duration
     /// The server-wide shutdown: the first RPC that sees a graceful shutdown begins it, for every RPC.
     let shutdown: ServerShutdown
+    /// Whether each scope runs its work in a child task that the token cancels.
+    let cancelsTask: Bool
+    /// The server's graceful-shutdown handler, the same for every RPC.
+    let onGracefulShutdown: @Sendable () -> Void
     /// 0: no scope registering; 1: a scope is registering on the handle; 2: the handle fired while it was
     /// (maybe inside GRPCCore's lock), so the scope reports it once registered.
     private let registration = Atomic<UInt8>(0)
 
-    init(timeout: Duration?, shutdown: ServerShutdown, linkedTo tokens: [CancellationToken]) {
-        request = CancellationRequest(linkedTo: tokens)
+    /// - Parameters:
+    ///   - timeout: The `grpc-timeout` the client sent, if any: the request's timer.
+    ///   - shutdown: The server's shutdown.
+    ///   - onGracefulShutdown: The server's graceful-shutdown handler.
+    ///   - cancelsTask: Whether the work runs in a child task that the token cancels.
+    init(
+        timeout: Duration?,
+        shutdown: ServerShutdown,
+        onGracefulShutdown: @escaping @Sendable () -> Void,
+        cancelsTask: Bool
+    ) {
         self.shutdown = shutdown
+        self.onGracefulShutdown = onGracefulShutdown
+        self.cancelsTask = cancelsTask
+        if let other = shutdown.other {
+            request = CancellationRequest(linkedTo: [shutdown.request.token, other])
+            if let timeout { request.cancel(after: timeout) }
+        } else if let timeout {
+            // The link and the timer in one call, with no array.
+            request = CancellationRequest(linkedTo: shutdown.request.token, timeout: timeout)
+        } else {
+            request = CancellationRequest(linkedTo: [shutdown.request.token])
+        }
         if let timeout {
             deadline = .now + timeout
             deadlineSlack = min(.seconds(1), timeout / 2)
-            request.cancel(after: timeout)
         } else {
             deadline = nil
             deadlineSlack = .zero
         }
     }
 
-    /// Runs `body` with the token: in ``RPCCancellation/current``, cancelled by the handle and the graceful
-    /// shutdown, and, with `cancelsTask`, in a child task that the token cancels (not the RPC's own task, which
-    /// GRPCCore still needs to write the status). Once the token is cancelled, what `body` throws becomes the
-    /// `RPCError` of the reason.
-    func run<T: Sendable>(cancelsTask: Bool, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        let token = request.token
-        do {
-            return try await withGracefulShutdownHandler {
-                registration.store(1, ordering: .relaxed)
-                return try await withRPCCancellationHandler {
-                    // Registered: a cancellation seen meanwhile is reported here, outside GRPCCore's lock.
-                    if !registration.compareExchange(expected: 1, desired: 0, ordering: .acquiringAndReleasing)
-                        .exchanged
-                    {
-                        registration.store(0, ordering: .relaxed)
-                        handleCancelled()
-                    }
-                    return try await RPCCancellation.$current.withValue(token) {
-                        guard cancelsTask else { return try await body() }
-                        return try await withThrowingTaskGroup(of: T.self) { group in
-                            group.addTask { try await withCancellation(token, operation: body) }
-                            guard let value = try await group.next() else { throw CancellationError() }
-                            return value
-                        }
-                    }
-                } onCancelRPC: { [self] in
-                    // GRPCCore runs this inside its lock when the RPC was already cancelled.
-                    if registration.compareExchange(expected: 1, desired: 2, ordering: .acquiringAndReleasing)
-                        .exchanged
-                    {
-                        return
-                    }
-                    handleCancelled()
-                }
-            } onGracefulShutdown: { [shutdown] in
-                // swift-service-lifecycle runs this inside its lock.
-                shutdown.beginOutsideLock()
+    /// The handler given to GRPCCore's cancellation handle in both scopes: one closure per RPC.
+    var onCancelRPC: @Sendable () -> Void {
+        { [self] in
+            // GRPCCore runs this inside its lock when the RPC was already cancelled as the scope registers.
+            if registration.compareExchange(expected: 1, desired: 2, ordering: .acquiringAndReleasing).exchanged {
+                return
             }
+            handleCancelled()
+        }
+    }
+
+    /// Runs `body` with the token: in ``RPCCancellation/current``, cancelled by the handle (through `onCancelRPC`,
+    /// this RPC's ``onCancelRPC``) and the graceful shutdown, and, with ``cancelsTask``, in a child task that the
+    /// token cancels (not the RPC's own task, which GRPCCore still needs to write the status). Once the token is
+    /// cancelled, what `body` throws becomes the `RPCError` of the reason.
+    func run<T: Sendable>(
+        onCancelRPC: @escaping @Sendable () -> Void,
+        _ body: @Sendable () async throws -> T
+    ) async throws -> T {
+        do {
+            return try await withGracefulShutdownHandler(
+                operation: {
+                    registration.store(1, ordering: .relaxed)
+                    return try await withRPCCancellationHandler(
+                        operation: {
+                            // Registered: a cancellation seen meanwhile is reported here, outside GRPCCore's lock.
+                            if !registration.compareExchange(
+                                expected: 1,
+                                desired: 0,
+                                ordering: .acquiringAndReleasing
+                            ).exchanged {
+                                registration.store(0, ordering: .relaxed)
+                                handleCancelled()
+                            }
+                            let token = request.token
+                            return try await RPCCancellation.$current.withValue(token) {
+                                guard cancelsTask else { return try await body() }
+                                return try await runInChildTask(cancelledBy: token, body)
+                            }
+                        },
+                        onCancelRPC: onCancelRPC
+                    )
+                },
+                onGracefulShutdown: onGracefulShutdown
+            )
         } catch {
             throw mapped(error)
         }

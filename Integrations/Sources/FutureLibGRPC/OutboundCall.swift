@@ -10,7 +10,7 @@ enum OutboundCall {
     static func run<T: Sendable>(
         _ explicit: CancellationToken,
         _ options: CallOptions,
-        _ call: @Sendable @escaping (CallOptions) async throws -> T
+        _ call: @Sendable (CallOptions) async throws -> T
     ) async throws -> T {
         let inherited = RPCCancellation.current ?? .none
         // One token for both, linked only when both can fire: its deadline is the sooner of theirs.
@@ -32,11 +32,7 @@ enum OutboundCall {
         // The linked request lives until the call ends (its token alone would too; this says so).
         defer { withExtendedLifetime(linked) {} }
         do {
-            return try await withThrowingTaskGroup(of: T.self) { group in
-                group.addTask { try await withCancellation(token) { try await call(callOptions) } }
-                guard let value = try await group.next() else { throw CancellationError() }
-                return value
-            }
+            return try await runInChildTask(cancelledBy: token) { try await call(callOptions) }
         } catch {
             throw ClientCancellationInterceptor.mapped(error, token)
         }

@@ -44,7 +44,9 @@ public struct ServerCancellationInterceptor: ServerInterceptor {
     public let shutdown: CancellationToken
     /// Whether the handler's task is cancelled when its token fires.
     public let cancelsHandlerTask: Bool
-    private let serverShutdown = ServerShutdown()
+    private let serverShutdown: ServerShutdown
+    /// The graceful-shutdown handler every RPC registers with swift-service-lifecycle: one closure for the server.
+    private let onGracefulShutdown: @Sendable () -> Void
 
     /// Creates the interceptor; install one per server.
     ///
@@ -58,6 +60,12 @@ public struct ServerCancellationInterceptor: ServerInterceptor {
     public init(shutdown: CancellationToken = .none, cancelsHandlerTask: Bool = true) {
         self.shutdown = shutdown
         self.cancelsHandlerTask = cancelsHandlerTask
+        let serverShutdown = ServerShutdown(also: shutdown)
+        self.serverShutdown = serverShutdown
+        onGracefulShutdown = {
+            // swift-service-lifecycle runs this inside its lock.
+            serverShutdown.beginOutsideLock()
+        }
     }
 
     /// Cancels the token of every RPC in flight, and of every RPC that starts later, with
@@ -84,19 +92,20 @@ public struct ServerCancellationInterceptor: ServerInterceptor {
     ) async throws -> StreamingServerResponse<Output> {
         let header = DeadlineHeader.grpcTimeout
         let timeout = header.timeout(in: request.metadata[stringValues: header.name])
-        let tokens =
-            shutdown.canBeCancelled ? [serverShutdown.request.token, shutdown] : [serverShutdown.request.token]
-        let rpc = InboundRPC(timeout: timeout, shutdown: serverShutdown, linkedTo: tokens)
-        let cancelsTask = cancelsHandlerTask
-        // `next` runs in a child task that ends before `run` returns: it does not escape.
-        var response = try await withoutActuallyEscaping(next) { next in
-            try await rpc.run(cancelsTask: cancelsTask) { try await next(request, context) }
-        }
+        let rpc = InboundRPC(
+            timeout: timeout,
+            shutdown: serverShutdown,
+            onGracefulShutdown: onGracefulShutdown,
+            cancelsTask: cancelsHandlerTask
+        )
+        // Made once, for both scopes.
+        let onCancelRPC = rpc.onCancelRPC
+        var response = try await rpc.run(onCancelRPC: onCancelRPC) { try await next(request, context) }
         switch response.accepted {
         case .success(var contents):
             let producer = contents.producer
             contents.producer = { writer in
-                try await rpc.run(cancelsTask: cancelsTask) { try await producer(writer) }
+                try await rpc.run(onCancelRPC: onCancelRPC) { try await producer(writer) }
             }
             response.accepted = .success(contents)
         case .failure(let error):

@@ -12,6 +12,14 @@ final class ServerShutdown: Sendable {
     let request = CancellationRequest()
     /// Set when the shutdown begins, before ``request`` is cancelled.
     private let begun = Atomic<Bool>(false)
+    /// A token of the server's that also cancels every RPC (``ServerCancellationInterceptor/shutdown``), if it can
+    /// fire: each RPC links to it as well, so that it keeps no handler once the RPCs are done.
+    let other: CancellationToken?
+
+    /// - Parameter other: A token that also cancels every RPC, with its own reason; `.none` for none.
+    init(also other: CancellationToken) {
+        self.other = other.canBeCancelled ? other : nil
+    }
 
     /// Whether the shutdown has begun (its ``request`` may not be cancelled yet).
     var hasBegun: Bool {

@@ -99,9 +99,15 @@ public struct DeadlineHeader: Sendable, Hashable {
     public func timeout(in fieldValues: some Sequence<some StringProtocol>) -> Duration? {
         var smallest: Duration?
         for fieldValue in fieldValues {
-            for element in fieldValue.split(separator: ",", omittingEmptySubsequences: false) {
-                guard let timeout = parse(element) else { continue }
-                smallest = min(smallest ?? timeout, timeout)
+            // `split(separator: ",", omittingEmptySubsequences: false)`, without its array.
+            var rest = fieldValue[...]
+            while true {
+                let comma = rest.firstIndex(of: ",")
+                if let timeout = parse(rest[..<(comma ?? rest.endIndex)]) {
+                    smallest = min(smallest ?? timeout, timeout)
+                }
+                guard let comma else { break }
+                rest = rest[rest.index(after: comma)...]
             }
         }
         return smallest

@@ -30,11 +30,11 @@ public enum GRPCTimeout: Sendable {
     /// - Parameter value: The header's value.
     /// - Returns: From `.zero` to 99,999,999 hours, or nil.
     public static func parse(_ value: some StringProtocol) -> Duration? {
-        guard let digits = TimeoutDigits.read(value, maximum: maximumValue), digits.suffix.count == 1 else {
+        guard let digits = TimeoutDigits.read(value, maximum: maximumValue), digits.suffixCount == 1 else {
             return nil
         }
         let count = digits.value
-        switch digits.suffix.first {
+        switch digits.suffixFirst {
         case UInt8(ascii: "H"): return .seconds(count * 3_600)
         case UInt8(ascii: "M"): return .seconds(count * 60)
         case UInt8(ascii: "S"): return .seconds(count)

@@ -36,7 +36,7 @@ public enum MillisecondsTimeout: Sendable {
     /// - Parameter value: One value (an element of a comma-separated list, see ``DeadlineHeader``).
     /// - Returns: From `.zero` to ``maximum``, or nil.
     public static func parse(_ value: some StringProtocol) -> Duration? {
-        guard let digits = TimeoutDigits.read(value, maximum: maximumMilliseconds), digits.suffix.isEmpty else {
+        guard let digits = TimeoutDigits.read(value, maximum: maximumMilliseconds), digits.suffixCount == 0 else {
             return nil
         }
         return .milliseconds(digits.value)

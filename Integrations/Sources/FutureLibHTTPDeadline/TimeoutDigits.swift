@@ -5,14 +5,23 @@
 struct TimeoutDigits {
     /// The number the digits spell, at most the maximum given to ``read(_:maximum:)``; 0 when negative.
     var value: Int64
-    /// The bytes after the digits and before the trailing whitespace (a unit, or garbage).
-    var suffix: ArraySlice<UInt8>
+    /// How many bytes follow the digits before the trailing whitespace (a unit, or garbage).
+    var suffixCount: Int
+    /// The first of them, if any.
+    var suffixFirst: UInt8?
 
     /// Reads `[OWS] ["-"] 1*DIGIT suffix [OWS]`, where OWS is spaces and horizontal tabs (HTTP's
     /// optional whitespace); nil without a digit. A negative number counts as zero, and a number over
     /// `maximum`, however long, as `maximum`: one pass over the bytes, no arithmetic that can overflow.
+    /// It reads a string's own bytes where it can, with no copy (a header is read on every request).
     static func read(_ text: some StringProtocol, maximum: Int64) -> TimeoutDigits? {
-        let bytes = Array(text.utf8)
+        if let digits = text.utf8.withContiguousStorageIfAvailable({ read(bytes: $0, maximum: maximum) }) {
+            return digits
+        }
+        return Array(text.utf8).withUnsafeBufferPointer { read(bytes: $0, maximum: maximum) }
+    }
+
+    private static func read(bytes: UnsafeBufferPointer<UInt8>, maximum: Int64) -> TimeoutDigits? {
         var start = bytes.startIndex
         var end = bytes.endIndex
         while start < end, isWhitespace(bytes[start]) { start += 1 }
@@ -28,7 +37,11 @@ struct TimeoutDigits {
             index += 1
         }
         guard index > digitsStart else { return nil }
-        return TimeoutDigits(value: isNegative ? 0 : value, suffix: bytes[index..<end])
+        return TimeoutDigits(
+            value: isNegative ? 0 : value,
+            suffixCount: end - index,
+            suffixFirst: index < end ? bytes[index] : nil
+        )
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {

@@ -74,7 +74,7 @@ enum CallKind {
 
 /// Time per call (sequential calls, round by round, alternating) and allocations per call (the whole process: both
 /// sides), plain against FutureLib.
-func measureCallOverhead(rounds: Int, callsPerRound: Int) async throws {
+func measureCallOverhead(rounds: Int, callsPerRound: Int, countedCalls counted: Int) async throws {
     let plainService = WorkService { $0 }
     let tokenService = WorkService { message in
         // What a handler that propagates does: read its token.
@@ -116,18 +116,10 @@ func measureCallOverhead(rounds: Int, callsPerRound: Int) async throws {
                     times[index].append(microseconds(ContinuousClock.now - start) / Double(callsPerRound))
                 }
             }
-            print("unary call, time per call (median of \(rounds) rounds of \(callsPerRound) sequential calls):")
-            let plainMedian = median(times[0])
-            for (index, kind) in kinds.enumerated() {
-                let middle = median(times[index])
-                print(
-                    "  \(padded(kind.name)) \(format(middle)) µs, "
-                        + "\(format(middle / plainMedian, digits: 3))× (rounds \(format(times[index].min()!))…"
-                        + "\(format(times[index].max()!)))"
-                )
+            if rounds > 0 {
+                printTimes(times, of: kinds.map(\.name), rounds: rounds, callsPerRound: callsPerRound)
             }
             // Allocations: counting costs an atomic add per allocation, so not while timing.
-            let counted = 2_000
             var allocations = Array(repeating: Double.infinity, count: kinds.count)
             for _ in 0..<3 {
                 for (index, kind) in kinds.enumerated() {
@@ -144,6 +136,20 @@ func measureCallOverhead(rounds: Int, callsPerRound: Int) async throws {
                 )
             }
         }
+    }
+}
+
+/// The median time per call of each kind, and its ratio to the first kind's.
+func printTimes(_ times: [[Double]], of names: [String], rounds: Int, callsPerRound: Int) {
+    print("unary call, time per call (median of \(rounds) rounds of \(callsPerRound) sequential calls):")
+    let plainMedian = median(times[0])
+    for (index, name) in names.enumerated() {
+        let middle = median(times[index])
+        print(
+            "  \(padded(name)) \(format(middle)) µs, "
+                + "\(format(middle / plainMedian, digits: 3))× (rounds \(format(times[index].min()!))…"
+                + "\(format(times[index].max()!)))"
+        )
     }
 }
 

@@ -70,13 +70,14 @@ public func withTaskCancellationToken<T>(
 }
 
 /// The current task, made available to a cancellation handler for the duration of a
-/// ``withCancellation(_:operation:)`` scope.
+/// ``withCancellation(_:operation:)`` scope. A struct, not an object: the handler's closure holds
+/// the task alone, one allocation less per scope.
 // Sendable: `UnsafeCurrentTask.cancel()` is thread-safe; the only hazard is using the task after
 // it ended. The handle is created by the task itself inside `withCancellation`, and only the
-// token's handler uses it, which `withCancellation` unregisters (waiting for it if it is running)
-// before its scope, and so the task, can end.
-private final class CurrentTaskHandle: @unchecked Sendable {
-    private let task: UnsafeCurrentTask
+// token's handler holds it, which `withCancellation` unregisters (waiting for it if it is running;
+// a handler that ran is released before that wait returns) before its scope, and so the task, can end.
+private struct CurrentTaskHandle: @unchecked Sendable {
+    let task: UnsafeCurrentTask
 
     init(_ task: UnsafeCurrentTask) {
         self.task = task

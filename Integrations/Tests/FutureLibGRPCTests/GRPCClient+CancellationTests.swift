@@ -51,9 +51,13 @@ struct GRPCClientCancellationTests {
                 if !started.all.isEmpty { _ = try await reasons.wait() }
             }
         }
-        // The token's time left went out as the call's grpc-timeout: the server's token fires at the same deadline.
+        // The token's time left went out as the call's grpc-timeout, so the server's token fires at the same deadline:
+        // with DeadlineExceededError when its own timer comes first, with RPCCancelledByClientError when the client's
+        // reset of the stream at that deadline arrives first (a race of two timers set to one instant; what goes out
+        // is checked by PropagationTests' "a callee never gets more time than the caller had left").
         print("a client token's 200 ms timer: the server's token saw \(reasons.all)")
-        #expect(reasons.all == started.all.map { "DeadlineExceededError" })
+        #expect(reasons.all.count == started.all.count)
+        #expect(reasons.all.allSatisfy { ["DeadlineExceededError", "RPCCancelledByClientError"].contains($0) })
     }
 
     @Test func `a token already cancelled makes no call`() async throws {

@@ -32,7 +32,10 @@ public func withCancellation<T>(
         return try await operation()
     }
     let registration = token.onCancel { task.cancel() }
-    defer { registration.unregisterAndWait() }  // the task must outlive any running handler
+    defer {
+        registration.unregisterAndWait()  // the task outlives a handler running now…
+        task.forget()  // …and one released later, unrun (its request abandoned), holds no task
+    }
     return try await operation()
 }
 
@@ -70,20 +73,32 @@ public func withTaskCancellationToken<T>(
 }
 
 /// The current task, made available to a cancellation handler for the duration of a
-/// ``withCancellation(_:operation:)`` scope. A struct, not an object: the handler's closure holds
-/// the task alone, one allocation less per scope.
+/// ``withCancellation(_:operation:)`` scope, and forgotten when the scope ends.
+///
+/// An object the scope empties, not the task itself in the handler's closure: a handler dropped
+/// unrun, because its request can no longer be cancelled, is released by the thread that dropped
+/// the request's last reference, maybe after `unregisterAndWait()` returned (it did not run, so
+/// nothing waits for it). Its closure must then hold no task: an `async let` child's ends with its
+/// scope.
 // Sendable: `UnsafeCurrentTask.cancel()` is thread-safe; the only hazard is using the task after
 // it ended. The handle is created by the task itself inside `withCancellation`, and only the
-// token's handler holds it, which `withCancellation` unregisters (waiting for it if it is running;
-// a handler that ran is released before that wait returns) before its scope, and so the task, can end.
-private struct CurrentTaskHandle: @unchecked Sendable {
-    let task: UnsafeCurrentTask
+// token's handler uses it, which `withCancellation` unregisters, waiting for it if it is running,
+// before it forgets the task: a handler's `cancel()` happens before `forget()`, and after it no
+// handler runs. `forget()` and the last release (maybe on another thread) are ordered by the
+// reference count.
+private final class CurrentTaskHandle: @unchecked Sendable {
+    private var task: UnsafeCurrentTask?
 
     init(_ task: UnsafeCurrentTask) {
         self.task = task
     }
 
     func cancel() {
-        task.cancel()
+        task?.cancel()
+    }
+
+    /// Drops the task, in its own scope, while it is alive.
+    func forget() {
+        task = nil
     }
 }

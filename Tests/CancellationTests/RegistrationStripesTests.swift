@@ -34,8 +34,8 @@ struct RegistrationStripesTests {
         let attempts = Counter()
         let runs = Counter()
         // Contention made certain rather than waited for: two threads registering at once find the lock
-        // taken only while both run at the same time, which a busy machine may not let them do for minutes
-        // (a run beside a stress run saw none in 60 s). Here one thread holds the lock until the other has
+        // taken only while both run at the same time, which a busy machine may not let them do for minutes.
+        // Here one thread holds the lock until the other has
         // begun a registration, and a little longer, so that registration finds it taken; the striping
         // threshold's worth of rounds gives the stripes.
         await onThreads(2) { thread in

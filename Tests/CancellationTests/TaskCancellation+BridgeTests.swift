@@ -127,6 +127,29 @@ struct TaskCancellationBridgeTests {
         }
     }
 
+    /// The other way a handler goes: dropped unrun, by the thread that lets go of the request's last reference, which
+    /// may release it after `withCancellation` returned (nothing waits for a handler that does not run). The handle
+    /// in its closure has forgotten the task by then.
+    @Test
+    func `withCancellation in an async let child while another thread drops its request holds nothing of the child`()
+        async
+    {
+        for _ in 0..<Stress.heavy {
+            let owner = Locked<CancellationRequest?>(CancellationRequest())
+            let token = owner.withLock { $0!.token }
+            async let child: Void = withCancellation(token) { await Task.yield() }
+            async let dropped: Void = onDedicatedThread {
+                let request = owner.withLock { $0.take() }
+                _ = consume request  // the last reference: the handler is dropped unrun, on this thread
+            }
+            await child
+            async let successor: Int = withCancellation(token) { 1 }  // may reuse the ended child's memory
+            #expect(await successor == 1)
+            await dropped
+            #expect(!token.canBeCancelled)
+        }
+    }
+
     @Test func `withTaskCancellationToken cancels the token as soon as the task is cancelled`() async {
         let tokenBox = Locked<CancellationToken?>(nil)
         let ready = Signal()

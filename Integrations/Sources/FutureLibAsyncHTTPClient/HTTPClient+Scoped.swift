@@ -33,7 +33,7 @@ extension HTTPClient {
     ///   through the token never fails with `HTTPClientError.cancelled`; ``Cancellation/CancellationToken/cancellationReason``
     ///   says why (`DeadlineExceededError` for a timer).
     /// - Cancelled once `handleResponse` has returned, nothing happens: its value is returned.
-    /// - The token cancels the child task (in a task group) that runs the request and `handleResponse`, never the
+    /// - The token cancels the child task (an `async let`) that runs the request and `handleResponse`, never the
     ///   calling task, which goes on to answer (a server's 504) as before. Cancelling the calling task cancels the
     ///   child too, and AsyncHTTPClient's error is thrown unchanged.
     /// - The handler registered on the token is removed before this returns, so a long-lived token (a shutdown

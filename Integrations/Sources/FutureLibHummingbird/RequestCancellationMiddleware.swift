@@ -44,7 +44,8 @@ import ServiceLifecycle
 ///   graceful-shutdown handler registered) only meanwhile. A response body written after that (a streamed body) is
 ///   not covered.
 /// - A request without a deadline (none here, none from a route, none in its header) arms no timer, and with the
-///   observer it registers nothing outside its connection: its cost is one `CancellationRequest`.
+///   observer and no `shutdown` token it registers nothing outside its connection: its cost is one
+///   `CancellationRequest`.
 /// - Hummingbird does not cancel the handler's task (that task serves the connection's next requests too): hand
 ///   the token to the work (a `Future`, `HTTPClient.execute(…cancellationToken:)`), or check it.
 /// - With `respondsToCancellation`, a handler that throws once the token is cancelled is answered with the status

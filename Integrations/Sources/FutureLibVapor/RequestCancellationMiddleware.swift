@@ -46,7 +46,7 @@ public import Vapor
 ///   `503` for the shutdown; other errors, and other reasons, go on to Vapor's error handling.
 /// - Used twice (an application-wide one and a route group's), the inner one only sets its deadline.
 /// - It adds no task of its own: the route runs as it would without it. A request without a deadline (none here,
-///   none from a route group, none in its header) on an observed connection arms no timer and registers nothing
+///   none from a route group, none in its header) on an observed connection and with no `shutdown` token arms no timer and registers nothing
 ///   outside its connection (which follows the shutdown once for all its requests).
 public struct RequestCancellationMiddleware: Middleware {
     /// The deadline of each request, from when the middleware starts it; `nil` for none.

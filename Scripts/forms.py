@@ -434,13 +434,18 @@ def write(relative, text):
 
 # Source files whose forms are tested in other files than the one named after them.
 TEST_FILES = {
+    # The value transformations besides `map` are tested with it.
+    "Sources/FutureLib/Future+Transform.swift": ["Future+MapTests.swift"],
+    "Sources/FutureLib/Future+Hop.swift": ["Future+MapTests.swift"],
     "Sources/FutureLib/Stream/Future+Stream.swift": ["FutureStream+MapTests.swift", "FutureStream+RecoverTests.swift"],
     # The stream operators are tested by family: shaping, ending in a future, combining, time.
     "Sources/FutureLib/Stream/FutureStream+CompactMap.swift": ["FutureStream+ShapingTests.swift"],
     "Sources/FutureLib/Stream/FutureStream+RemoveDuplicates.swift": ["FutureStream+ShapingTests.swift"],
     "Sources/FutureLib/Stream/FutureStream+Prefix.swift": ["FutureStream+ShapingTests.swift"],
+    "Sources/FutureLib/Stream/FutureStream+Drop.swift": ["FutureStream+ShapingTests.swift"],
     "Sources/FutureLib/Stream/FutureStream+Scan.swift": ["FutureStream+ShapingTests.swift"],
     "Sources/FutureLib/Stream/FutureStream+Reduce.swift": ["FutureStream+ReduceTests.swift"],
+    "Sources/FutureLib/Stream/FutureStream+Contains.swift": ["FutureStream+ReduceTests.swift"],
     "Sources/FutureLib/Stream/FutureStream+FlatMapLatest.swift": ["FutureStream+CombiningTests.swift"],
 }
 

@@ -168,7 +168,7 @@ extension `Sources/FutureLib/Future+Callbacks.swift` {
     static let upload = Future(value: ())
 }
 
-extension `Sources/FutureLib/Future+Map.swift` {
+extension `Sources/FutureLib/Future+Transform.swift` {
     struct Metrics: Sendable {
         func record<T>(_ result: Result<T, any Error>) {}
     }

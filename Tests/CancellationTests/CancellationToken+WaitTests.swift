@@ -10,7 +10,7 @@ struct CancellationTokenWaitTests {
     @Test func `wait(timeout:) returns true at once for a token that is already cancelled`() async {
         let request = CancellationRequest()
         request.cancel()
-        #expect(await onDedicatedThread { request.token.wait(timeout: .seconds(10)) })
+        #expect(await onDedicatedThread { request.token.wait(timeout: HangLimit.timeout(.seconds(10))) })
         #expect(await onDedicatedThread { CancellationToken.cancelled.wait(timeout: .zero) })
     }
 

@@ -11,32 +11,50 @@ import Testing
 /// (`--filter Race`); run them under `make tsan` and `make asan` after changing lifetimes.
 @Suite(.timeLimit(.minutes(HangLimit.minutes(3))))
 struct LifetimeRaceTests {
-    /// The last token and registration of a linked request, dropped by one thread while another
-    /// cancels (or deallocates) the source.
-    final class LinkedRound: Sendable {
-        let source = Lock<CancellationRequest?>(CancellationRequest())
-        let sourceToken: CancellationToken
-        let observers: Lock<(CancellationToken, CancellationRegistration)?>
+    /// The last token of a request and a registration on it, which counts the handler's runs and
+    /// tracks its release: what every round drops while something else cancels the request.
+    final class Observers: Sendable {
+        private let held: Lock<(CancellationToken, CancellationRegistration)?>
         let runs = Counter()
         let released = DeinitCounter()
 
-        init() {
-            sourceToken = source.withLock { $0!.token }
-            // The request itself is dropped at once: only its token and a registration observe it.
-            let token = CancellationRequest(linkedTo: [sourceToken]).token
+        init(_ token: CancellationToken) {
             let tracked = released.make()
             let runs = runs
             let registration = token.onCancel {
                 tracked.touch()
                 runs.increment()
             }
-            observers = Lock((token, registration))
+            held = Lock((token, registration))
         }
 
         /// Drops the last token and registration, outside the lock (the core's `deinit` runs here).
-        func dropObservers() {
-            let observers = observers.withLock { $0.take() }
-            _ = consume observers
+        func drop() {
+            let held = held.withLock { $0.take() }
+            _ = consume held
+        }
+
+        /// What went wrong: the handler ran more than `maxRuns` times, or it was not released;
+        /// nil when neither.
+        func failure(maxRuns: Int = 1) -> String? {
+            let ran = runs.value
+            if ran > maxRuns { return "ran \(ran) times" }
+            if released.deallocated != 1 { return "the handler was not released" }
+            return nil
+        }
+    }
+
+    /// The last token and registration of a linked request, dropped by one thread while another
+    /// cancels (or deallocates) the source.
+    final class LinkedRound: Sendable {
+        let source = Lock<CancellationRequest?>(CancellationRequest())
+        let sourceToken: CancellationToken
+        let observers: Observers
+
+        init() {
+            sourceToken = source.withLock { $0!.token }
+            // The request itself is dropped at once: only its token and a registration observe it.
+            observers = Observers(CancellationRequest(linkedTo: [sourceToken]).token)
         }
 
         func dropSource() {
@@ -53,10 +71,9 @@ struct LifetimeRaceTests {
         let failures = await race(
             iterations: Stress.cheap,
             setup: { LinkedRound() },
-            actions: [{ $0.dropObservers() }, { $0.cancelSource() }],
+            actions: [{ $0.observers.drop() }, { $0.cancelSource() }],
             check: { round in
-                if round.runs.value > 1 { return "ran \(round.runs.value) times" }
-                if round.released.deallocated != 1 { return "the handler was not released" }
+                if let failure = round.observers.failure() { return failure }
                 if round.sourceToken.registrationCount != 0 { return "the link stayed on the source" }
                 return nil
             }
@@ -68,11 +85,9 @@ struct LifetimeRaceTests {
         let failures = await race(
             iterations: Stress.cheap,
             setup: { LinkedRound() },
-            actions: [{ $0.dropObservers() }, { $0.dropSource() }],
+            actions: [{ $0.observers.drop() }, { $0.dropSource() }],
             check: { round in
-                if round.runs.value != 0 { return "ran \(round.runs.value) times" }
-                if round.released.deallocated != 1 { return "the handler was not released" }
-                return nil
+                round.observers.failure(maxRuns: 0)
             }
         )
         #expect(failures.isEmpty, "\(failures)")
@@ -82,11 +97,9 @@ struct LifetimeRaceTests {
         let failures = await race(
             iterations: Stress.cheap,
             setup: { LinkedRound() },
-            actions: [{ $0.dropObservers() }, { $0.cancelSource() }, { $0.dropSource() }],
+            actions: [{ $0.observers.drop() }, { $0.cancelSource() }, { $0.dropSource() }],
             check: { round in
-                if round.runs.value > 1 { return "ran \(round.runs.value) times" }
-                if round.released.deallocated != 1 { return "the handler was not released" }
-                return nil
+                round.observers.failure()
             }
         )
         #expect(failures.isEmpty, "\(failures)")
@@ -126,24 +139,10 @@ struct LifetimeRaceTests {
 
     /// The last token and registration of a request whose timer is about to fire.
     final class TimerRound: Sendable {
-        let observers: Lock<(CancellationToken, CancellationRegistration)?>
-        let runs = Counter()
-        let released = DeinitCounter()
+        let observers: Observers
 
         init() {
-            let token = CancellationRequest(cancelAfter: .microseconds(20)).token
-            let tracked = released.make()
-            let runs = runs
-            let registration = token.onCancel {
-                tracked.touch()
-                runs.increment()
-            }
-            observers = Lock((token, registration))
-        }
-
-        func dropObservers() {
-            let observers = observers.withLock { $0.take() }
-            _ = consume observers
+            observers = Observers(CancellationRequest(cancelAfter: .microseconds(20)).token)
         }
     }
 
@@ -151,14 +150,12 @@ struct LifetimeRaceTests {
         let failures = await race(
             iterations: Stress.heavy,
             setup: { TimerRound() },
-            actions: [{ $0.dropObservers() }],
+            actions: [{ $0.observers.drop() }],
             check: { round in
                 // The timer's thread may still be running the handler: wait until it is released, as
                 // long as a loaded machine may keep that thread from running.
-                _ = blockUntil { round.released.deallocated != 0 }
-                if round.runs.value > 1 { return "ran \(round.runs.value) times" }
-                if round.released.deallocated != 1 { return "the handler was not released" }
-                return nil
+                _ = blockUntil { round.observers.released.deallocated != 0 }
+                return round.observers.failure()
             }
         )
         #expect(failures.isEmpty, "\(failures)")
@@ -168,24 +165,10 @@ struct LifetimeRaceTests {
     /// is about to fire with `advance(by:)`.
     final class ManualTimerRound: Sendable {
         let clock = ManualClock()
-        let observers: Lock<(CancellationToken, CancellationRegistration)?>
-        let runs = Counter()
-        let released = DeinitCounter()
+        let observers: Observers
 
         init() {
-            let token = CancellationRequest(cancelAfter: .seconds(1), clock: clock).token
-            let tracked = released.make()
-            let runs = runs
-            let registration = token.onCancel {
-                tracked.touch()
-                runs.increment()
-            }
-            observers = Lock((token, registration))
-        }
-
-        func dropObservers() {
-            let observers = observers.withLock { $0.take() }
-            _ = consume observers
+            observers = Observers(CancellationRequest(cancelAfter: .seconds(1), clock: clock).token)
         }
     }
 
@@ -193,10 +176,9 @@ struct LifetimeRaceTests {
         let failures = await race(
             iterations: Stress.cheap,
             setup: { ManualTimerRound() },
-            actions: [{ $0.dropObservers() }, { $0.clock.advance(by: .seconds(1)) }],
+            actions: [{ $0.observers.drop() }, { $0.clock.advance(by: .seconds(1)) }],
             check: { round in
-                if round.runs.value > 1 { return "ran \(round.runs.value) times" }
-                if round.released.deallocated != 1 { return "the handler was not released" }
+                if let failure = round.observers.failure() { return failure }
                 if round.clock.pendingTimerCount != 0 { return "a timer stayed on the clock" }
                 return nil
             }

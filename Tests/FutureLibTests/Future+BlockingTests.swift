@@ -32,7 +32,9 @@ struct FutureBlockingTests {
 
         @Test func `value() of a dropped promise's future throws brokenPromise`() {
             #expect(throws: FutureError.brokenPromise) { try Promise<Int>().future.value() }
-            #expect(throws: FutureError.brokenPromise) { try Promise<Int>().future.value(timeout: .seconds(30)) }
+            #expect(throws: FutureError.brokenPromise) {
+                try Promise<Int>().future.value(timeout: HangLimit.timeout(.seconds(30)))
+            }
         }
 
         @Test func `value(timeout:) throws timeout for a future that never completes`() {

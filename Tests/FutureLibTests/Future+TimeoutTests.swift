@@ -44,7 +44,7 @@ struct FutureTimeoutTests {
     func timeoutPassesResult() async throws {
         #expect(try await Future(value: 3).timeout(after: .seconds(30)).value() == 3)
         let source = Promise<Int>()
-        let limited = source.future.timeout(after: .seconds(30))
+        let limited = source.future.timeout(after: HangLimit.timeout(.seconds(30)))
         source.reject(SampleError())
         await #expect(throws: SampleError()) { try await limited.value() }
     }
@@ -107,6 +107,6 @@ func isTimeout<T>(_ result: Result<T, any Error>) -> Bool {
 
 extension FutureTimeoutTests {
     @Test func `timeout accepts .mainActor`() async throws {
-        #expect(try await Future(value: 2).timeout(after: .seconds(60), on: .mainActor).value() == 2)
+        #expect(try await Future(value: 2).timeout(after: HangLimit.timeout(.seconds(60)), on: .mainActor).value() == 2)
     }
 }

@@ -34,7 +34,9 @@ struct FutureErrorTests {
         } catch {
             Issue.record("catch FutureError.brokenPromise did not match \(error)")
         }
-        #expect(throws: FutureError.brokenPromise) { try Promise<Int>().future.value(timeout: .seconds(30)) }
+        #expect(throws: FutureError.brokenPromise) {
+            try Promise<Int>().future.value(timeout: HangLimit.timeout(.seconds(30)))
+        }
     }
 
     @Test func `no broken-promise report for a promise that was resolved or whose future was cancelled`() async {

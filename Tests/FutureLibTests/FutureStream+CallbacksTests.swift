@@ -9,18 +9,10 @@ struct FutureStreamCallbacksTests {
         let promise = StreamPromise<Int>(capacity: 0)
         let values = Locked<[Int]>([])
         let errors = Locked<[any Error]>([])
-        let running = Locked(0)
-        let overlaps = Counter()
+        let probe = OverlapProbe()
         let finished = Promise<Void>()
         promise.stream.onSuccess { value in
-            if running.withLock({
-                $0 += 1
-                return $0
-            }) > 1 {
-                overlaps.increment()
-            }
-            await Task.yield()
-            running.withLock { $0 -= 1 }
+            await probe.yieldInside()
             values.withLock { $0.append(value) }
         }
         promise.stream.onFailure { error in
@@ -46,7 +38,7 @@ struct FutureStreamCallbacksTests {
         _ = try? await completedAll.future.value()
         await waitUntil { values.value.count == 20 && errors.value.count == 1 }
         #expect(values.value == Array(0..<20))
-        #expect(overlaps.value == 0)
+        #expect(probe.overlaps == 0)
         #expect(errors.value.count == 1 && errors.value.first is TestFailure)
         #expect(completed.value == Array(0..<20) + [-1, -1])
     }

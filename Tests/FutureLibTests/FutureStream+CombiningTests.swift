@@ -292,19 +292,11 @@ struct FutureStreamCombiningTests {
     func `async flatMapLatest racing values: one call at a time, an increasing run that ends with the last value's`()
         async
     {
-        let running = Locked(0)
-        let overlaps = Counter()
+        let probe = OverlapProbe()
         for _ in 0..<Stress.heavy {
             let source = StreamPromise<Int>(capacity: 0)
             let latest = source.stream.flatMapLatest { value, _ in
-                if running.withLock({
-                    $0 += 1
-                    return $0
-                }) > 1 {
-                    overlaps.increment()
-                }
-                await Task.yield()
-                running.withLock { $0 -= 1 }
+                await probe.yieldInside()
                 return value
             }
             let recorder = StreamRecorder<Int>().record(latest)
@@ -315,7 +307,7 @@ struct FutureStreamCombiningTests {
             #expect(values.last == 19)  // the last call is never replaced
             #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 })  // no replaced call after a newer one
         }
-        #expect(overlaps.value == 0)  // one call at a time
+        #expect(probe.overlaps == 0)  // one call at a time
     }
 
     actor Labels {

@@ -185,23 +185,15 @@ struct FutureStreamMapTests {
     // MARK: - Async and actor forms
 
     @Test func `async map awaits one value at a time, in order, and passes errors on`() async {
-        let running = Locked(0)
-        let overlaps = Counter()
+        let probe = OverlapProbe()
         let mapped = Self.stream(Array(0..<50), failingAfterNine: true).map { value in
-            if running.withLock({
-                $0 += 1
-                return $0
-            }) > 1 {
-                overlaps.increment()
-            }
-            await Task.yield()
-            running.withLock { $0 -= 1 }
+            await probe.yieldInside()
             return value * 2
         }
         let recorder = await Self.recorded(mapped)
         #expect(recorder.values == (0..<50).map { $0 * 2 })
         #expect(recorder.errors.count == 1)
-        #expect(overlaps.value == 0)
+        #expect(probe.overlaps == 0)
     }
 
     @Test func `async map on .mainActor runs on the main actor; a throw becomes an error of the new stream`() async {

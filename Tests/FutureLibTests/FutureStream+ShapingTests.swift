@@ -364,26 +364,18 @@ struct FutureStreamShapingTests {
     }
 
     @Test func `async scan awaits one value at a time, in order`() async {
-        let running = Locked(0)
-        let overlaps = Counter()
+        let probe = OverlapProbe()
         let promise = StreamPromise<Int>(capacity: .max)
         for value in 1...200 { promise.fulfill(value) }
         promise.finish()
         let totals = promise.stream.scan(0) { total, value in
-            if running.withLock({
-                $0 += 1
-                return $0
-            }) > 1 {
-                overlaps.increment()
-            }
-            await Task.yield()
-            running.withLock { $0 -= 1 }
+            await probe.yieldInside()
             return total + value
         }
         let recorder = StreamRecorder<Int>().record(totals)
         await recorder.finished()
         #expect(recorder.values == (1...200).map { $0 * ($0 + 1) / 2 })
-        #expect(overlaps.value == 0)
+        #expect(probe.overlaps == 0)
     }
 
     @Test

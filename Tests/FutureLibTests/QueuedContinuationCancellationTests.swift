@@ -41,7 +41,17 @@ struct QueuedContinuationCancellationTests {
         }
     }
 
-    /// Registers `kind` on `future`; records "value" or the error's type name.
+    /// Appends "value", "cancelled" or the error to `calls`.
+    static func record(_ result: Result<Int, any Error>, into calls: Locked<[String]>) {
+        calls.withLock {
+            switch result {
+            case .success: $0.append("value")
+            case .failure(let error): $0.append(error is CancellationError ? "cancelled" : "\(error)")
+            }
+        }
+    }
+
+    /// Registers `kind` on `future`; records what it gets (``record(_:into:)``).
     static func register(
         _ kind: Kind,
         on future: Future<Int>,
@@ -49,14 +59,7 @@ struct QueuedContinuationCancellationTests {
         token: CancellationToken,
         into calls: Locked<[String]>
     ) {
-        @Sendable func record(_ result: Result<Int, any Error>) {
-            calls.withLock {
-                switch result {
-                case .success: $0.append("value")
-                case .failure(let error): $0.append(error is CancellationError ? "cancelled" : "\(error)")
-                }
-            }
-        }
+        @Sendable func record(_ result: Result<Int, any Error>) { Self.record(result, into: calls) }
         switch kind {
         case .onComplete: future.onComplete(on: context, cancellationToken: token) { record($0) }
         case .onSuccess: future.onSuccess(on: context, cancellationToken: token) { record(.success($0)) }
@@ -118,14 +121,7 @@ struct QueuedContinuationCancellationTests {
         token: CancellationToken,
         into calls: Locked<[String]>
     ) {
-        @Sendable func record(_ result: Result<Int, any Error>) {
-            calls.withLock {
-                switch result {
-                case .success: $0.append("value")
-                case .failure(let error): $0.append(error is CancellationError ? "cancelled" : "\(error)")
-                }
-            }
-        }
+        @Sendable func record(_ result: Result<Int, any Error>) { Self.record(result, into: calls) }
         switch kind {
         case .onComplete:
             future.onComplete(on: context, cancellationToken: token) { @concurrent result async in record(result) }

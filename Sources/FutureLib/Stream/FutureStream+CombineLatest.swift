@@ -36,23 +36,7 @@ public func combineLatest<A: Sendable, B: Sendable>(
     _ second: FutureStream<B>,
     cancellationToken: CancellationToken = .none
 ) -> FutureStream<(A, B)> {
-    let combined = FutureStream<(A, B)>.makeStage(
-        capacity: max(first.capacity, second.capacity),
-        cancellationToken: cancellationToken
-    )
-    if combined.isFinished { return combined }
-    let machine = StageMachine<CombineLatest2State<A, B>, (A, B)>(CombineLatest2State())
-    let detachFirst = first.feed(combined, cancellationToken: cancellationToken) { event, combined in
-        machine.handle(combined) { state, outbox in state.first(event, into: &outbox) }
-    }
-    let detachSecond = second.feed(combined, cancellationToken: cancellationToken) { event, combined in
-        machine.handle(combined) { state, outbox in state.second(event, into: &outbox) }
-    }
-    combined.installDetach {
-        detachFirst?()
-        detachSecond?()
-    }
-    return combined
+    makeTwoSourceStage(first, second, state: CombineLatest2State(), cancellationToken: cancellationToken)
 }
 
 /// The latest value of each of three streams, whenever one has a new one (once all have one).
@@ -92,7 +76,7 @@ public func combineLatest<A: Sendable, B: Sendable, C: Sendable>(
 
 /// `combineLatest`'s state: the latest value of each stream, and which have finished.
 @usableFromInline
-struct CombineLatest2State<A: Sendable, B: Sendable>: Sendable {
+struct CombineLatest2State<A: Sendable, B: Sendable>: TwoSourceState {
     @usableFromInline var latestFirst: A?
     @usableFromInline var latestSecond: B?
     @usableFromInline var isFirstFinished = false

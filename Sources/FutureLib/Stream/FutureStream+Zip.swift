@@ -37,23 +37,7 @@ public func zip<A: Sendable, B: Sendable>(
     _ second: FutureStream<B>,
     cancellationToken: CancellationToken = .none
 ) -> FutureStream<(A, B)> {
-    let zipped = FutureStream<(A, B)>.makeStage(
-        capacity: max(first.capacity, second.capacity),
-        cancellationToken: cancellationToken
-    )
-    if zipped.isFinished { return zipped }
-    let machine = StageMachine<Zip2State<A, B>, (A, B)>(Zip2State())
-    let detachFirst = first.feed(zipped, cancellationToken: cancellationToken) { event, zipped in
-        machine.handle(zipped) { state, outbox in state.first(event, into: &outbox) }
-    }
-    let detachSecond = second.feed(zipped, cancellationToken: cancellationToken) { event, zipped in
-        machine.handle(zipped) { state, outbox in state.second(event, into: &outbox) }
-    }
-    zipped.installDetach {
-        detachFirst?()
-        detachSecond?()
-    }
-    return zipped
+    makeTwoSourceStage(first, second, state: Zip2State(), cancellationToken: cancellationToken)
 }
 
 /// Groups the values of three streams by position.
@@ -89,7 +73,7 @@ public func zip<A: Sendable, B: Sendable, C: Sendable>(
 
 /// `zip`'s state: the values waiting for a partner, and which streams have finished.
 @usableFromInline
-struct Zip2State<A: Sendable, B: Sendable>: Sendable {
+struct Zip2State<A: Sendable, B: Sendable>: TwoSourceState {
     @usableFromInline var firsts = WaitingValues<A>()
     @usableFromInline var seconds = WaitingValues<B>()
     @usableFromInline var isFirstFinished = false

@@ -78,6 +78,10 @@ public final class FutureStream<Value: Sendable>: Sendable {
     /// nobody holds or subscribes to leaves its source: nothing could observe it any more.
     deinit {
         if !hasFinished.load(ordering: .acquiring) { finish() }
+        // `take()` moves the closure out (a read would retain a copy), as `finishAndDetach()` does,
+        // which may have run it already (nil here then). Nothing else reaches the state now; the
+        // lock orders this read after `installDetach`'s write on another thread where
+        // ThreadSanitizer sees it.
         if isStage, let detach = state.withLock({ $0.detach.take() }) { detach() }
     }
 

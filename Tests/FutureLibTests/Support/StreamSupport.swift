@@ -89,3 +89,25 @@ func waitUntil(_ condition: @Sendable () async -> Bool) async {
         try? await Task.sleep(for: .milliseconds(1))
     }
 }
+
+/// Counts the calls of a closure that overlapped another call of it: an operator that runs its
+/// async closure one call at a time leaves ``overlaps`` at 0.
+final class OverlapProbe: Sendable {
+    private let running = Locked(0)
+    private let count = Counter()
+
+    /// How many calls found another one running.
+    var overlaps: Int { count.value }
+
+    /// Enters, yields (so that another call could start meanwhile) and leaves: a call's body.
+    func yieldInside() async {
+        if running.withLock({
+            $0 += 1
+            return $0
+        }) > 1 {
+            count.increment()
+        }
+        await Task.yield()
+        running.withLock { $0 -= 1 }
+    }
+}

@@ -58,43 +58,6 @@ extension FutureStream {
             finished: { derived in jobs.enqueue { derived.finish() } }
         )
     }
-
-    /// ``fold(on:cancellationToken:into:_:atEnd:)`` for the async forms: `step` is awaited for
-    /// each value, one call at a time, in order (``SerialJobs``).
-    func fold<State: Sendable, U: Sendable>(
-        at placement: TaskPlacement,
-        cancellationToken: CancellationToken,
-        into initialState: State,
-        _ step: @escaping @Sendable (State, Value) async throws -> (State, U?),
-        atEnd: @escaping @Sendable (State) -> Result<U, any Error>
-    ) -> Future<U> {
-        let future = Future<U>()
-        if future.failIfCancelled(cancellationToken) { return future }
-        // The subscription's own request, as in `fold(on:)`: cancelling it unsubscribes.
-        let subscription = CancellationRequest(linkedTo: [cancellationToken])
-        let state = StageBox(initialState)
-        subscribe(at: placement, cancellationToken: subscription.token) { event in
-            guard !future.isCompleted else { return }
-            let decided: Result<U, any Error>
-            switch event {
-            case .result(.success(let value)):
-                do {
-                    let (next, answer) = try await step(state.value, value)
-                    state.value = next
-                    guard let answer else { return }
-                    decided = .success(answer)
-                } catch {
-                    decided = .failure(error)
-                }
-            case .result(.failure(let error)): decided = .failure(error)
-            case .finished: decided = atEnd(state.value)
-            case .cancelled: decided = .failure(cancelledFailure)
-            }
-            future.complete(with: decided)
-            subscription.cancel()  // decided: unsubscribe, and release the link to the caller's token
-        }
-        return future
-    }
 }
 
 /// What an async operator's step publishes into: its new stream, unless the token was cancelled

@@ -1207,7 +1207,7 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
         add("Not run yet: `make bench-callgrind`.")
         add("")
 
-    render_thresholds(add)
+    render_thresholds(add, add_notes)
     render_instruction_gate(add, add_notes)
     lines.extend(harness_lines)
 
@@ -1341,7 +1341,7 @@ def render_server(rounds: dict, checks: list[tuple[str, bool]], add, rounds_meas
 THRESHOLDS = BENCH_DIR / "Thresholds" / "allocations.json"
 
 
-def render_thresholds(add) -> None:
+def render_thresholds(add, add_notes) -> None:
     """The committed allocation thresholds that CI checks, and how to move one."""
     add("## Allocation thresholds (CI)")
     add("")
@@ -1376,6 +1376,7 @@ def render_thresholds(add) -> None:
         for key, value in sorted(thresholds.items()):
             add(f"| `{key}` | {value:g} |")
         add("")
+    add_notes("allocation-gate")
 
 
 INSTRUCTION_BASELINE = BENCH_DIR / "Thresholds" / "instructions.json"

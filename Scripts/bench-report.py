@@ -790,7 +790,11 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
     add("- **Instructions per operation** gate CI too (`make bench-instructions`, section \"Instruction gate\"): "
         "callgrind's counts of the same single-thread paths and of a stream's, against a committed baseline with a "
         "3 % tolerance, for the regressions that add no allocation (a generic method or `deinit` run unspecialized).")
-    add("- Regenerate everything with `make bench-report` (a few minutes on 2 cores after the first build; "
+    add("- **Sections written by hand** (the pool's runs, the stream operators, the CI gates' notes, the server costs "
+        "under `wrk`, gRPC, the soaks, the history) come from the drivers and `make` targets they name, with the same "
+        "line under each table; `make bench-report` keeps them as they are.")
+    add("- Regenerate everything with `make bench-report` (on 2 shared cores: about 3 minutes of rounds and 7 of "
+        "callgrind after the first build, which took 15 minutes; "
         "`python3 Scripts/bench-report.py --quick` for 5 rounds, `--rounds --only 11-2 12` for some scenarios); "
         "`python3 Scripts/bench-report.py --render` rewrites this page from the saved results in "
         "`Benchmarks/Results/`.")

@@ -469,6 +469,7 @@ def machine_description() -> dict:
         "packages": resolved_versions(),
         "commit": git_commit(),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "load": load_average(),
     }
 
 
@@ -694,6 +695,26 @@ def fmt_mallocs(entry: dict) -> str:
 
 
 
+QUIET_LOAD = 3.0  # a table measured at a higher load average says so
+
+
+def measured(machine: dict, command: str, load: str | None = None, what: str = "Measured") -> str:
+    """The one line under each table: the commit, the date (UTC), the load average and the command of its run."""
+    end = load or machine.get("load")
+    start = machine.get("load_start")
+    if end and start:
+        loads = f"load average {start} at the start, {end} at the end"
+    elif end:
+        loads = f"load average {end} at the end"
+    else:
+        loads = "load average not recorded"
+    figures = [float(x) for text in (start, end) if text for x in text.split()[:1] if x.replace(".", "", 1).isdigit()]
+    busy = " (**a busy machine**: other engineers' builds ran; times are noisy, counts are not)" \
+        if figures and max(figures) > QUIET_LOAD else ""
+    return (f"*{what}: commit {machine.get('commit', '?')}, {machine.get('date', '?')}, {loads}{busy}; "
+            f"`{command}`.*")
+
+
 def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: dict | None = None) -> None:
     bench = (bench_data or {}).get("results", {})
     rounds = (rounds_data or {}).get("results", {})
@@ -701,6 +722,7 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
     machine = ((rounds_data or {}).get("machine") or (callgrind_data or {}).get("machine")
                or (bench_data or {}).get("machine") or {})
     bench_machine = (bench_data or {}).get("machine") or {}
+    cg_machine = (callgrind_data or {}).get("machine") or {}
     missing: set[str] = set()
     checks: list[tuple[str, bool]] = []
     lines: list[str] = []
@@ -731,22 +753,15 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
     add("")
     if machine:
         packages = ", ".join(f"{k} {v}" for k, v in sorted(machine.get("packages", {}).items()))
-        add(f"- **Machine**: {machine.get('cpu')}, {machine.get('cores')} cores, {machine.get('os')}. **Shared**: "
-            f"other builds and tests ran while measuring (load average {(rounds_data or {}).get('load', '?')} at the "
-            "end of the rounds), so absolute times are noisy and two threads of ours are not always on the cores "
-            "at once (scenario 11 says whether they were); ratios from one process, with the sides alternating, "
-            "stay comparable.")
+        add(f"- **Machine**: {machine.get('cpu')}, {machine.get('cores')} cores, {machine.get('os')}, **shared** "
+            "with other engineers' builds and tests. **Every table says under it the commit, the date (UTC), the "
+            "load average and the command it was measured with**; a table measured at a load average above "
+            f"{QUIET_LOAD:g} says so, and a table that could not be measured again says since when it stands. At a "
+            "high load absolute times are noisy and two threads of ours are not always on the cores at once "
+            "(scenario 11 says whether they were); ratios from one process, with the sides alternating, stay "
+            "comparable, and counts (allocations, instructions, bytes) do not depend on the load at all.")
         add(f"- **Toolchain**: {machine.get('swift')}; release build (`-c release`). "
             f"Peers: {packages or 'see Benchmarks/Package.swift'}.")
-        add(f"- **Code measured**: commit {machine.get('commit')}, run {machine.get('date')}.")
-        again: dict[tuple, list[str]] = {}
-        for key, run_info in ((rounds_data or {}).get("again") or {}).items():
-            if not key.startswith("15-") or key in ("15-loops",):
-                again.setdefault((run_info["commit"], run_info["date"], run_info["load"]), []).append(key)
-        for (commit, date, load), keys in sorted(again.items(), key=lambda item: item[0][1]):
-            server = " (with scenario 15's memory and allocation steps)" if "15" in keys else ""
-            add(f"- **Measured again** (`--rounds --only`): scenario{'s' if len(keys) > 1 else ''} "
-                f"{', '.join(sorted(keys))}{server}, at commit {commit}, run {date}, load average {load} at the end.")
     add("- **Ratios** come from `Benchmarks/Rounds/RoundsDriver`: FutureLib and its peer **in one process, in "
         "alternating rounds** (the side that goes first alternates too, after one unmeasured round of each), "
         f"{next(iter(rounds.values()), {}).get('rounds', '15')} rounds per scenario; each round times a run of "
@@ -775,11 +790,41 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
     add("- **Instructions per operation** gate CI too (`make bench-instructions`, section \"Instruction gate\"): "
         "callgrind's counts of the same single-thread paths and of a stream's, against a committed baseline with a "
         "3 % tolerance, for the regressions that add no allocation (a generic method or `deinit` run unspecialized).")
-    add("- Regenerate everything with `make bench-report` (a few minutes on 2 cores after the first build; "
+    add("- **Sections written by hand** (the pool's runs, the stream operators, the CI gates' notes, the server costs "
+        "under `wrk`, gRPC, the soaks, the history) come from the drivers and `make` targets they name, with the same "
+        "line under each table; `make bench-report` keeps them as they are.")
+    add("- Regenerate everything with `make bench-report` (on 2 shared cores: about 3 minutes of rounds and 7 of "
+        "callgrind after the first build, which took 15 minutes; "
         "`python3 Scripts/bench-report.py --quick` for 5 rounds, `--rounds --only 11-2 12` for some scenarios); "
         "`python3 Scripts/bench-report.py --render` rewrites this page from the saved results in "
         "`Benchmarks/Results/`.")
     add("")
+    add_notes("goals")  # the summary of the goals, with its heading: written by hand from every section below
+
+    rounds_machine = {**((rounds_data or {}).get("machine") or {}), "load": (rounds_data or {}).get("load")}
+    rounds_count = next(iter(rounds.values()), {}).get("rounds", "?")
+
+    def rounds_measured(keys: set[str] | None = None) -> None:
+        """The measured lines of a table of RoundsDriver rows: the full run's, and each `--only` run's that
+        replaced some of `keys` (all rows when None)."""
+        again: dict[tuple, list[str]] = {}
+        for key, run_info in ((rounds_data or {}).get("again") or {}).items():
+            if keys is not None and key not in keys:
+                continue
+            if key.startswith("15-") and key != "15-loops":
+                continue
+            info = (run_info["commit"], run_info["date"], run_info["load"], run_info.get("load_start"),
+                    run_info.get("rounds", rounds_count))
+            again.setdefault(info, []).append(key)
+        replaced = {key for found in again.values() for key in found}
+        if keys is None or keys - replaced:
+            add(measured(rounds_machine, f"python3 Scripts/bench-report.py --rounds (RoundsDriver --json {rounds_count})"))
+            add("")
+        for (commit, date, load, start, count), found in sorted(again.items(), key=lambda item: item[0][1]):
+            add(measured({"commit": commit, "date": date, "load_start": start}, f"python3 Scripts/bench-report.py "
+                         f"--rounds --rounds-count {count} --only {' '.join(sorted(found))}", load,
+                         what=f"Rows {', '.join(sorted(found))} measured again"))
+            add("")
 
     def rounds_cells(key: str) -> tuple[float | None, str]:
         entry = rounds.get(key)
@@ -838,6 +883,11 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
                 checks.append((f"(13, issue 19) heap bytes per pending promise: {fmt_count(ours)} B / "
                                f"{fmt_count(peer)} B = {fmt_ratio(rb)} ≤ 0.75", okb))
     add("")
+    rounds_measured({"10", "11-1", "11-2", "12", "2", "14"})
+    if cg:
+        add(measured(cg_machine, "python3 Scripts/bench-report.py --callgrind",
+                     what="Rows 13 and 2 in instructions (counts, which the load does not move)"))
+        add("")
     add("**On 2 shared cores**, whether the contended case (11 at 2 threads) contends depends on the moment: while "
         "other builds hold the cores, our two threads take turns and the ratio says little about contention (the "
         "row then says so instead of giving a verdict). Before issue 19's part 11, a shared token kept its "
@@ -908,6 +958,7 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
             checks.append((f"({number}, stretch goal of issue 30) {strip_markdown(spec.label)}: wall ratio "
                            f"{fmt_ratio(entry['ratio'])} ≤ {spec.stretch:g}", entry["ratio"] <= spec.stretch))
     add("")
+    rounds_measured()
     add("Notes: (5) the peer is an async scope, so FutureLib's side runs in the same async context; (6) the "
         "handlers are registered outside the timing, as in the harness; (3) the 1,000 inputs are made outside the "
         "timing. (12) `next()` of `values(buffering: .unbounded)` takes every result waiting for it in one trip "
@@ -940,12 +991,10 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
         "Both are changes to the core (`Internal/Future+Derive.swift`, `FutureState`), left for a round that "
         "does not also restructure it.")
     add("")
-    add_notes("cuts")
-    render_server(rounds, checks, add)
+    render_server(rounds, checks, add, rounds_measured)
     add_notes("server")
-    render_thresholds(add)
-    render_instruction_gate(add, add_notes)
     render_pool(add, add_notes)
+    add_notes("stream-operators")  # its heading is in the notes: the section is written by hand
 
     # The harness's sections, from its last saved run, go after the callgrind section.
     harness_lines: list[str] = []
@@ -962,6 +1011,10 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
             "the numbers are the median (p50) over the iterations of wall-clock time and of `malloc` calls, divided "
             "by the operations per iteration (which include the harness's own few per iteration, ≈ 0.02 per "
             "operation).")
+        add("")
+        stale = bench_machine.get("date", "") < rounds_machine.get("date", "")
+        add(measured(bench_machine, "python3 Scripts/bench-report.py --benchmarks",
+                     what="Not re-measured since this run (every table of the harness below)" if stale else "Measured"))
     else:
         add("No saved results: `python3 Scripts/bench-report.py --benchmarks`.")
     add("")
@@ -1084,9 +1137,7 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
         add("`valgrind --tool=callgrind` on `Benchmarks/Callgrind/CallgrindDriver` (release, debug info stripped), each "
             "scenario run with n and 2n operations; instructions per operation = (I(2n) − I(n)) / n, so start-up "
             "and one-time costs cancel out. Free of the machine's noise: the same binary gives the same count, to "
-            "within 0.01 %, on every run. "
-            f"Run {cg_machine.get('date', '?')} on commit {cg_machine.get('commit', '?')}; reproduce with "
-            "`make bench-callgrind`.")
+            "within 0.01 %, on every run; reproduce with `make bench-callgrind`.")
         add("")
         add("| # | Scenario | FutureLib instr/op | Peer | Peer instr/op | Ratio | Target | |")
         add("|---|----------|-------------------:|------|-------------:|------:|-------:|---|")
@@ -1101,6 +1152,8 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
                 checks.append((f"({number}) {strip_markdown(scenario)}: instructions ratio {fmt_ratio(r)} ≤ "
                                f"{target:g}", ok))
         add("")
+        add(measured(cg_machine, "make bench-callgrind (python3 Scripts/bench-report.py --callgrind)"))
+        add("")
         add("Single-thread paths with no peer in the driver, for judging a change (issue 19 asks for the new "
             "single-thread scenarios: 2 is above, 11 at one thread is here; 10 and 12 are async, which valgrind "
             "cannot run, and 11 at 2 threads and 14 are multi-threaded, where instruction counts miss the cost):")
@@ -1109,6 +1162,8 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
         add("|---|---|---|---:|")
         for number, scenario, mode, per, _ in CALLGRIND_SINGLES:
             add(f"| {number} | {scenario} | `{mode}` | {fmt_count(cg.get(mode, {}).get('per_op'))} per {per} |")
+        add("")
+        add(measured(cg_machine, "make bench-callgrind (python3 Scripts/bench-report.py --callgrind)"))
         add("")
         add_notes("callgrind")
         mallinfo = cg.get("mallinfo", {})
@@ -1127,6 +1182,8 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
             rb = ratio(a, b)
             add(f"| Heap bytes (`mallinfo2`) | {fmt_count(a)} | {fmt_count(b)} | **{fmt_ratio(rb)}** | ≤ 0.75 | "
                 f"{verdict(None if rb is None else rb <= 0.75)} |")
+            add("")
+            add(measured(cg_machine, "make bench-callgrind (python3 Scripts/bench-report.py --callgrind)"))
             add("")
         dhat = cg.get("dhat", {})
         ours, peer = dhat.get(PENDING[0], {}), dhat.get(PENDING[1], {})
@@ -1148,10 +1205,14 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
                     checks.append((f"(1) {label.lower()} per pending promise: {fmt_count(a)} ≤ NIO's {fmt_count(b)}",
                                    ok))
             add("")
+            add(measured(cg_machine, "make bench-callgrind (python3 Scripts/bench-report.py --callgrind)"))
+            add("")
     else:
         add("Not run yet: `make bench-callgrind`.")
         add("")
 
+    render_thresholds(add, add_notes)
+    render_instruction_gate(add, add_notes)
     lines.extend(harness_lines)
 
     # Summary.
@@ -1168,9 +1229,15 @@ def render(bench_data: dict | None, callgrind_data: dict | None, rounds_data: di
         for name in sorted(missing):
             log(f"missing benchmark: {name}")
 
-    # Notes under a key the report no longer has are kept too, at the end, rather than lost.
-    for key in list(hand_notes):
+    # The sections written by hand (their headings in their notes), in this order; then notes under a key the
+    # report no longer names, kept rather than lost; the history last.
+    for key in ("http-cost", "grpc", "guarantees", "integrations-build", "hummingbird-soak", "settling"):
         add_notes(key)
+    for key in [key for key in hand_notes if key not in ("history", "before-the-first-release")]:
+        add_notes(key)
+    add_notes("history")
+    if "before-the-first-release" in hand_notes:
+        add_notes("before-the-first-release")
 
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text("\n".join(lines))
@@ -1188,7 +1255,7 @@ def saved_notes() -> dict[str, str]:
     return {match.group(1): match.group(2) for match in NOTES.finditer(REPORT.read_text())}
 
 
-def render_server(rounds: dict, checks: list[tuple[str, bool]], add) -> None:
+def render_server(rounds: dict, checks: list[tuple[str, bool]], add, rounds_measured) -> None:
     """Scenario 15, the server pattern against Swift concurrency: time, allocations and memory per request."""
     entry, memory = rounds.get("15"), rounds.get(IN_FLIGHT_KEY) or {}
     add("## The server pattern against Swift concurrency (15)")
@@ -1247,6 +1314,7 @@ def render_server(rounds: dict, checks: list[tuple[str, bool]], add) -> None:
                 f"{fmt_count(a)} B | {fmt_count(b)} B | **{fmt_ratio(r)}** | ≤ 1 | {verdict(r <= 1)} |")
             checks.append((f"(15) server request / Swift concurrency, {label}: {fmt_ratio(r)} ≤ 1", r <= 1))
     add("")
+    rounds_measured({"15", "15-loops"})
     steps = rounds.get(STEPS_KEY)
     if isinstance(steps, list):  # saved by an earlier version of this script: one list for every outcome
         steps = {"every outcome": steps}
@@ -1271,12 +1339,13 @@ def render_server(rounds: dict, checks: list[tuple[str, bool]], add) -> None:
             cells = [f"{counts[outcome][name]:.2f}" if name in counts[outcome] else "–" for outcome in outcomes]
             add(f"| {name} | " + " | ".join(cells) + " |")
         add("")
+        rounds_measured({"15"})
 
 
 THRESHOLDS = BENCH_DIR / "Thresholds" / "allocations.json"
 
 
-def render_thresholds(add) -> None:
+def render_thresholds(add, add_notes) -> None:
     """The committed allocation thresholds that CI checks, and how to move one."""
     add("## Allocation thresholds (CI)")
     add("")
@@ -1311,6 +1380,7 @@ def render_thresholds(add) -> None:
         for key, value in sorted(thresholds.items()):
             add(f"| `{key}` | {value:g} |")
         add("")
+    add_notes("allocation-gate")
 
 
 INSTRUCTION_BASELINE = BENCH_DIR / "Thresholds" / "instructions.json"
@@ -1406,24 +1476,30 @@ def main() -> None:
 
     if do_rounds:
         count = args.rounds_count or (5 if args.quick else 21)
+        start = load_average()
         results = run_rounds(count, args.only)
-        data = {"machine": machine_description(), "load": load_average(), "results": results}
+        data = {"machine": {**machine_description(), "load_start": start}, "load": load_average(),
+                "results": results}
         if args.only:
             # The other scenarios keep their run, and the report says which ones were measured again, when.
             previous = load(ROUNDS_RESULTS) or {}
-            again = {"commit": data["machine"].get("commit"), "date": data["machine"].get("date"), "load": data["load"]}
+            again = {"commit": data["machine"].get("commit"), "date": data["machine"].get("date"), "load": data["load"],
+                     "load_start": start, "rounds": count}
             data = {**previous, "results": {**previous.get("results", {}), **results},
                     "again": {**previous.get("again", {}), **{key: again for key in results}}}
         save(ROUNDS_RESULTS, data)
     if do_bench:
         extra = ["--filter", args.filter] if args.filter else []
+        start = load_average()
         results = run_benchmarks(extra)
         if args.filter:
             previous = (load(BENCH_RESULTS) or {}).get("results", {})
             results = {**previous, **results}
-        save(BENCH_RESULTS, {"machine": machine_description(), "results": results})
+        save(BENCH_RESULTS, {"machine": {**machine_description(), "load_start": start}, "results": results})
     if do_callgrind:
-        save(CALLGRIND_RESULTS, {"machine": machine_description(), "results": run_callgrind(args.quick)})
+        start = load_average()
+        results = run_callgrind(args.quick)
+        save(CALLGRIND_RESULTS, {"machine": {**machine_description(), "load_start": start}, "results": results})
     render(load(BENCH_RESULTS), load(CALLGRIND_RESULTS), load(ROUNDS_RESULTS))
 
 

@@ -5,6 +5,10 @@ import GRPCMallocCounter
 import GRPCNIOTransportHTTP2
 import GRPCWorkService
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 typealias Client = GRPCClient<HTTP2ClientTransport.Posix>
 
 /// Runs a server of `service` with `interceptors` on a loopback port, and a client of it with `clientInterceptors`,
@@ -102,6 +106,17 @@ func measureCallOverhead(rounds: Int, callsPerRound: Int, countedCalls counted: 
                     }
                 ),
             ]
+            // GRPC_BENCH_ONLY=<kind> (0 to 3): only that kind's calls, `counted` of them after a short warm-up, with
+            // GRPC_MALLOC_TRACE=<file> the call stack of each allocation (Scripts/malloc-trace-report.py).
+            if let only = getenv("GRPC_BENCH_ONLY").flatMap({ Int(String(cString: $0)) }), kinds.indices.contains(only)
+            {
+                for _ in 0..<50 { _ = try await kinds[only].call() }
+                malloc_counter_start()
+                for _ in 0..<counted { _ = try await kinds[only].call() }
+                let allocations = Double(malloc_counter_stop()) / Double(counted)
+                print("\(kinds[only].name): \(format(allocations)) allocations per call (\(counted) calls)")
+                return
+            }
             // Warm-up: connections, caches.
             for _ in 0..<200 {
                 for kind in kinds { _ = try await kind.call() }

@@ -60,7 +60,7 @@ FULL = None
 def key(stack, names, depth):
     frames = [names[a] for a in stack]
     if FULL is not None:
-        return " <- ".join(f[:60] for f in frames[3:3+FULL])
+        return " <- ".join(f[:50] for f in frames[1:1+FULL])
     useful = [f for f in frames if not f.startswith(SKIP)]
     return " <- ".join(useful[:depth]) if useful else " <- ".join(frames[:3])
 

@@ -122,17 +122,23 @@ func measureCallOverhead(rounds: Int, callsPerRound: Int, countedCalls counted: 
                 for kind in kinds { _ = try await kind.call() }
             }
             var times = Array(repeating: [Double](), count: kinds.count)
+            var cpuTimes = Array(repeating: [Double](), count: kinds.count)
             for round in 0..<rounds {
                 // Each kind runs first in turn.
                 for offset in 0..<kinds.count {
                     let index = (round + offset) % kinds.count
                     let start = ContinuousClock.now
+                    let cpuStart = processCPUMicroseconds()
                     for _ in 0..<callsPerRound { _ = try await kinds[index].call() }
                     times[index].append(microseconds(ContinuousClock.now - start) / Double(callsPerRound))
+                    cpuTimes[index].append((processCPUMicroseconds() - cpuStart) / Double(callsPerRound))
                 }
             }
             if rounds > 0 {
-                printTimes(times, of: kinds.map(\.name), rounds: rounds, callsPerRound: callsPerRound)
+                print("unary call, time per call (median of \(rounds) rounds of \(callsPerRound) sequential calls):")
+                printTimes(times, of: kinds.map(\.name))
+                print("unary call, CPU time per call (the whole process, user + system; median of the same rounds):")
+                printTimes(cpuTimes, of: kinds.map(\.name))
             }
             // Allocations: counting costs an atomic add per allocation, so not while timing.
             var allocations = Array(repeating: Double.infinity, count: kinds.count)
@@ -155,8 +161,7 @@ func measureCallOverhead(rounds: Int, callsPerRound: Int, countedCalls counted: 
 }
 
 /// The median time per call of each kind, and its ratio to the first kind's.
-func printTimes(_ times: [[Double]], of names: [String], rounds: Int, callsPerRound: Int) {
-    print("unary call, time per call (median of \(rounds) rounds of \(callsPerRound) sequential calls):")
+func printTimes(_ times: [[Double]], of names: [String]) {
     let plainMedian = median(times[0])
     for (index, name) in names.enumerated() {
         let middle = median(times[index])
@@ -166,6 +171,16 @@ func printTimes(_ times: [[Double]], of names: [String], rounds: Int, callsPerRo
                 + "\(format(times[index].max()!)))"
         )
     }
+}
+
+/// The CPU time the process has used (user and system, all threads), in microseconds: on a machine shared with
+/// other work, what a call costs without the time it waits for a core.
+func processCPUMicroseconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let user = Double(usage.ru_utime.tv_sec) * 1e6 + Double(usage.ru_utime.tv_usec)
+    let system = Double(usage.ru_stime.tv_sec) * 1e6 + Double(usage.ru_stime.tv_usec)
+    return user + system
 }
 
 func microseconds(_ duration: Duration) -> Double {

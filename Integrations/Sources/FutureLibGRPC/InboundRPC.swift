@@ -12,8 +12,10 @@ import Synchronization
 /// The RPC's objects are made once and serve both scopes: this object, its request (linked to the server's
 /// shutdown and, with a `grpc-timeout`, given its timer in the same call) and the one handler it gives
 /// GRPCCore's handle (``onCancelRPC``). The graceful-shutdown handler is the server's. With
-/// `cancelsTask`, the work runs in an `async let` child task (cheaper than a task group's), and the token cancels
-/// it through a handler that holds only the task.
+/// `cancelsTask`, the work runs in an `async let` child task (cheaper than a task group's) that binds
+/// ``RPCCancellation/current`` itself (a child started while a task-local value is bound copies it: an
+/// allocation), and this object is the token's handler that cancels it (`withCancellation` would make an object
+/// per scope to hold the task).
 final class InboundRPC: Sendable {
     let request: CancellationRequest
     /// When the `grpc-timeout` the client sent passes.

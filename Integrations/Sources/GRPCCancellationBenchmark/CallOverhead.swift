@@ -160,15 +160,18 @@ func measureCallOverhead(rounds: Int, callsPerRound: Int, countedCalls counted: 
     }
 }
 
-/// The median time per call of each kind, and its ratio to the first kind's.
+/// The median time per call of each kind, its ratio to the first kind's median, and the median of its per-round
+/// ratios to the first kind (each round runs every kind back to back, so a round's ratio leaves out the load's
+/// drift from round to round).
 func printTimes(_ times: [[Double]], of names: [String]) {
     let plainMedian = median(times[0])
     for (index, name) in names.enumerated() {
         let middle = median(times[index])
+        let paired = median(zip(times[index], times[0]).map { $0 / $1 })
         print(
             "  \(padded(name)) \(format(middle)) µs, "
-                + "\(format(middle / plainMedian, digits: 3))× (rounds \(format(times[index].min()!))…"
-                + "\(format(times[index].max()!)))"
+                + "\(format(middle / plainMedian, digits: 3))×, paired \(format(paired, digits: 3))× "
+                + "(rounds \(format(times[index].min()!))…\(format(times[index].max()!)))"
         )
     }
 }

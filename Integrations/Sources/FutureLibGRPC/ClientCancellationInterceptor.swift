@@ -40,6 +40,18 @@ public struct ClientCancellationInterceptor: ClientInterceptor {
         guard let token = RPCCancellation.current, token.canBeCancelled else {
             return try await next(request, context)
         }
+        return try await Self.intercept(request: request, context: context, token: token, next: next)
+    }
+
+    /// Runs the call with `token`'s deadline and cancellation: a function of its own, so that a call made outside
+    /// a handler (most of a client's calls) has the small frame of the `guard` above, not this one's (an async
+    /// function's frame is allocated from its task's allocator; a larger one can take a new slab, a `malloc`).
+    @concurrent private static func intercept<Input: Sendable, Output: Sendable>(
+        request: StreamingClientRequest<Input>,
+        context: ClientContext,
+        token: CancellationToken,
+        next: @concurrent (StreamingClientRequest<Input>, ClientContext) async throws -> StreamingClientResponse<Output>
+    ) async throws -> StreamingClientResponse<Output> {
         if let reason = token.cancellationReason { throw RPCError(cancellationReason: reason) }
         var request = request
         if let left = token.timeRemaining {

@@ -20,9 +20,10 @@ extension GRPCClient {
     ///
     /// ### Semantics
     /// - **Timeout**: `options.timeout`, the token's time left and, inside a handler, the inbound deadline's: the
-    ///   soonest. It is what GRPCCore enforces here and sends as `grpc-timeout`. A negative one counts as zero and
-    ///   none goes past the largest `grpc-timeout` (99,999,999 hours): GRPCCore alone traps on
-    ///   `.seconds(Int64.min)` and on `Duration(attoseconds: .max)`.
+    ///   soonest. It goes out as `grpc-timeout` and is enforced here: by GRPCCore when it is `options.timeout`, else
+    ///   by the token's own timer (one timer per call, not two; the time left is written rounded down). A negative
+    ///   `options.timeout` counts as zero and none goes past the largest `grpc-timeout` (99,999,999 hours):
+    ///   GRPCCore alone traps on `.seconds(Int64.min)` and on `Duration(attoseconds: .max)`.
     /// - **Cancellation**: when the token (or, inside a handler, the inbound RPC's token) fires, the call runs in a
     ///   child task that is cancelled: the stream is reset; the caller's task is not cancelled.
     /// - **Outcome**: a call stopped by a token throws `RPCError` with the reason's code (`CANCELLED`,
@@ -51,8 +52,10 @@ extension GRPCClient {
         onResponse handleResponse:
             @concurrent @Sendable @escaping (ClientResponse<Response>) async throws -> ReturnValue
     ) async throws -> ReturnValue {
-        try await OutboundCall.run(cancellationToken, options) { options in
-            try await self.unary(
+        try await OutboundCall.run(cancellationToken, options) { options, grpcTimeout in
+            var request = request
+            request.metadata.setGRPCTimeout(grpcTimeout)
+            return try await self.unary(
                 request: request,
                 descriptor: descriptor,
                 serializer: serializer,
@@ -98,8 +101,10 @@ extension GRPCClient {
         onResponse handleResponse:
             @concurrent @Sendable @escaping (ClientResponse<Response>) async throws -> ReturnValue
     ) async throws -> ReturnValue {
-        try await OutboundCall.run(cancellationToken, options) { options in
-            try await self.clientStreaming(
+        try await OutboundCall.run(cancellationToken, options) { options, grpcTimeout in
+            var request = request
+            request.metadata.setGRPCTimeout(grpcTimeout)
+            return try await self.clientStreaming(
                 request: request,
                 descriptor: descriptor,
                 serializer: serializer,
@@ -149,8 +154,10 @@ extension GRPCClient {
         onResponse handleResponse:
             @concurrent @Sendable @escaping (StreamingClientResponse<Response>) async throws -> ReturnValue
     ) async throws -> ReturnValue {
-        try await OutboundCall.run(cancellationToken, options) { options in
-            try await self.serverStreaming(
+        try await OutboundCall.run(cancellationToken, options) { options, grpcTimeout in
+            var request = request
+            request.metadata.setGRPCTimeout(grpcTimeout)
+            return try await self.serverStreaming(
                 request: request,
                 descriptor: descriptor,
                 serializer: serializer,
@@ -200,8 +207,10 @@ extension GRPCClient {
         onResponse handleResponse:
             @concurrent @Sendable @escaping (StreamingClientResponse<Response>) async throws -> ReturnValue
     ) async throws -> ReturnValue {
-        try await OutboundCall.run(cancellationToken, options) { options in
-            try await self.bidirectionalStreaming(
+        try await OutboundCall.run(cancellationToken, options) { options, grpcTimeout in
+            var request = request
+            request.metadata.setGRPCTimeout(grpcTimeout)
+            return try await self.bidirectionalStreaming(
                 request: request,
                 descriptor: descriptor,
                 serializer: serializer,

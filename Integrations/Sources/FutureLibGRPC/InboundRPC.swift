@@ -12,8 +12,10 @@ import Synchronization
 /// The RPC's objects are made once and serve both scopes: this object, its request (linked to the server's
 /// shutdown and, with a `grpc-timeout`, given its timer in the same call) and the one handler it gives
 /// GRPCCore's handle (``onCancelRPC``). The graceful-shutdown handler is the server's. With
-/// `cancelsTask`, the work runs in an `async let` child task (cheaper than a task group's), and the token cancels
-/// it through a handler that holds only the task.
+/// `cancelsTask`, the work runs in an `async let` child task (cheaper than a task group's) that binds
+/// ``RPCCancellation/current`` itself (a child started while a task-local value is bound copies it: an
+/// allocation), and this object is the token's handler that cancels it (`withCancellation` would make an object
+/// per scope to hold the task).
 final class InboundRPC: Sendable {
     let request: CancellationRequest
     /// When the `grpc-timeout` the client sent passes.
@@ -32,6 +34,14 @@ final class InboundRPC: Sendable {
     /// 0: no scope registering; 1: a scope is registering on the handle; 2: the handle fired while it was
     /// (maybe inside GRPCCore's lock), so the scope reports it once registered.
     private let registration = Atomic<UInt8>(0)
+    /// Whether a scope's child task is in ``task``.
+    private let holdsTask = Atomic<Bool>(false)
+    /// The child task of the scope running, for the token's handler to cancel (what `withCancellation` keeps in an
+    /// object of its own, one per scope).
+    // Sendable: written only by the child task itself, before it registers the handler that reads it and after
+    // `unregisterAndWait()` returned (so after any run of that handler); `holdsTask` keeps a second scope out. As in
+    // `withCancellation`, a handler dropped unrun and released later finds it `nil`.
+    nonisolated(unsafe) private var task: UnsafeCurrentTask?
 
     /// - Parameters:
     ///   - timeout: The `grpc-timeout` the client sent, if any: the request's timer.
@@ -99,11 +109,13 @@ final class InboundRPC: Sendable {
                                 registration.store(0, ordering: .relaxed)
                                 handleCancelled()
                             }
-                            let token = request.token
-                            return try await RPCCancellation.$current.withValue(token) {
-                                guard cancelsTask else { return try await body() }
-                                return try await runInChildTask(cancelledBy: token, body)
+                            guard cancelsTask else {
+                                return try await RPCCancellation.$current.withValue(request.token) { try await body() }
                             }
+                            // The task-local value is bound inside the child: a child task started while one is
+                            // bound copies it (an allocation).
+                            async let value = runCancellable(body)
+                            return try await value
                         },
                         onCancelRPC: onCancelRPC
                     )
@@ -112,6 +124,26 @@ final class InboundRPC: Sendable {
             )
         } catch {
             throw mapped(error)
+        }
+    }
+
+    /// Runs `body` with the token in ``RPCCancellation/current``, the current task cancelled when the token fires.
+    /// Called by the child task of a scope: this object is the token's handler, holding that task for the scope.
+    private func runCancellable<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        let token = request.token
+        return try await RPCCancellation.$current.withValue(token) {
+            // The scopes of an RPC run one after the other; should one start while another runs, it takes its own.
+            guard !holdsTask.exchange(true, ordering: .acquiringAndReleasing) else {
+                return try await withCancellation(token) { try await body() }
+            }
+            defer { holdsTask.store(false, ordering: .releasing) }
+            withUnsafeCurrentTask { task = $0 }
+            let registration = token.onCancel { [self] in task?.cancel() }
+            defer {
+                registration.unregisterAndWait()  // the task outlives a handler running now…
+                task = nil  // …and one released later, unrun, holds no task
+            }
+            return try await body()
         }
     }
 

@@ -5,6 +5,10 @@ import GRPCMallocCounter
 import GRPCNIOTransportHTTP2
 import GRPCWorkService
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 typealias Client = GRPCClient<HTTP2ClientTransport.Posix>
 
 /// Runs a server of `service` with `interceptors` on a loopback port, and a client of it with `clientInterceptors`,
@@ -102,22 +106,39 @@ func measureCallOverhead(rounds: Int, callsPerRound: Int, countedCalls counted: 
                     }
                 ),
             ]
+            // GRPC_BENCH_ONLY=<kind> (0 to 3): only that kind's calls, `counted` of them after a short warm-up, with
+            // GRPC_MALLOC_TRACE=<file> the call stack of each allocation (Scripts/malloc-trace-report.py).
+            if let only = getenv("GRPC_BENCH_ONLY").flatMap({ Int(String(cString: $0)) }), kinds.indices.contains(only)
+            {
+                for _ in 0..<50 { _ = try await kinds[only].call() }
+                malloc_counter_start()
+                for _ in 0..<counted { _ = try await kinds[only].call() }
+                let allocations = Double(malloc_counter_stop()) / Double(counted)
+                print("\(kinds[only].name): \(format(allocations)) allocations per call (\(counted) calls)")
+                return
+            }
             // Warm-up: connections, caches.
             for _ in 0..<200 {
                 for kind in kinds { _ = try await kind.call() }
             }
             var times = Array(repeating: [Double](), count: kinds.count)
+            var cpuTimes = Array(repeating: [Double](), count: kinds.count)
             for round in 0..<rounds {
                 // Each kind runs first in turn.
                 for offset in 0..<kinds.count {
                     let index = (round + offset) % kinds.count
                     let start = ContinuousClock.now
+                    let cpuStart = processCPUMicroseconds()
                     for _ in 0..<callsPerRound { _ = try await kinds[index].call() }
                     times[index].append(microseconds(ContinuousClock.now - start) / Double(callsPerRound))
+                    cpuTimes[index].append((processCPUMicroseconds() - cpuStart) / Double(callsPerRound))
                 }
             }
             if rounds > 0 {
-                printTimes(times, of: kinds.map(\.name), rounds: rounds, callsPerRound: callsPerRound)
+                print("unary call, time per call (median of \(rounds) rounds of \(callsPerRound) sequential calls):")
+                printTimes(times, of: kinds.map(\.name))
+                print("unary call, CPU time per call (the whole process, user + system; median of the same rounds):")
+                printTimes(cpuTimes, of: kinds.map(\.name))
             }
             // Allocations: counting costs an atomic add per allocation, so not while timing.
             var allocations = Array(repeating: Double.infinity, count: kinds.count)
@@ -139,18 +160,30 @@ func measureCallOverhead(rounds: Int, callsPerRound: Int, countedCalls counted: 
     }
 }
 
-/// The median time per call of each kind, and its ratio to the first kind's.
-func printTimes(_ times: [[Double]], of names: [String], rounds: Int, callsPerRound: Int) {
-    print("unary call, time per call (median of \(rounds) rounds of \(callsPerRound) sequential calls):")
+/// The median time per call of each kind, its ratio to the first kind's median, and the median of its per-round
+/// ratios to the first kind (each round runs every kind back to back, so a round's ratio leaves out the load's
+/// drift from round to round).
+func printTimes(_ times: [[Double]], of names: [String]) {
     let plainMedian = median(times[0])
     for (index, name) in names.enumerated() {
         let middle = median(times[index])
+        let paired = median(zip(times[index], times[0]).map { $0 / $1 })
         print(
             "  \(padded(name)) \(format(middle)) µs, "
-                + "\(format(middle / plainMedian, digits: 3))× (rounds \(format(times[index].min()!))…"
-                + "\(format(times[index].max()!)))"
+                + "\(format(middle / plainMedian, digits: 3))×, paired \(format(paired, digits: 3))× "
+                + "(rounds \(format(times[index].min()!))…\(format(times[index].max()!)))"
         )
     }
+}
+
+/// The CPU time the process has used (user and system, all threads), in microseconds: on a machine shared with
+/// other work, what a call costs without the time it waits for a core.
+func processCPUMicroseconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let user = Double(usage.ru_utime.tv_sec) * 1e6 + Double(usage.ru_utime.tv_usec)
+    let system = Double(usage.ru_stime.tv_sec) * 1e6 + Double(usage.ru_stime.tv_usec)
+    return user + system
 }
 
 func microseconds(_ duration: Duration) -> Double {

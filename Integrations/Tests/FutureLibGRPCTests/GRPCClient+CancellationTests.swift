@@ -1,4 +1,5 @@
 import FutureLibGRPC
+import FutureLibHTTPDeadline
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import Testing
@@ -58,6 +59,39 @@ struct GRPCClientCancellationTests {
         print("a client token's 200 ms timer: the server's token saw \(reasons.all)")
         #expect(reasons.all.count == started.all.count)
         #expect(reasons.all.allSatisfy { ["DeadlineExceededError", "RPCCancelledByClientError"].contains($0) })
+    }
+
+    /// The token's timer, not GRPCCore's, enforces a token's deadline: the call goes without `CallOptions.timeout`
+    /// and writes the time left itself, rounded down.
+    @Test func `a token's deadline goes out rounded down as grpc-timeout, and its timer ends the call with its reason`()
+        async throws
+    {
+        let sent = Recorder<String>()
+        let service = ProbeService { message, metadata, _ in
+            sent.record(metadata[stringValues: "grpc-timeout"].joined(separator: ","))
+            // No interceptor, and a handler that ignores the handle: the server cannot end the call first.
+            if message == "wait" { try? await Task.sleep(for: .seconds(2)) }
+            return message
+        }
+        try await withLoopbackServer(service, interceptors: []) { port, _ in
+            try await withLoopbackClient(port: port) { client in
+                _ = try await client.probe("ping")  // connected
+                let long = CancellationRequest(cancelAfter: .seconds(100))
+                let before = try #require(long.token.timeRemaining)
+                #expect(try await client.probe("x", cancellationToken: long.token) == "x")
+                let value = try #require(sent.all.last)
+                print("a token 100 s from now sends grpc-timeout \(value)")
+                let timeout = try #require(GRPCTimeout.parse(value))
+                #expect(timeout <= before)
+                #expect(timeout > .seconds(99))
+                let short = CancellationRequest(cancelAfter: .milliseconds(200)).token
+                let error = await #expect(throws: RPCError.self) {
+                    try await client.probe("wait", cancellationToken: short)
+                }
+                #expect(error?.code == .deadlineExceeded)
+                #expect(error?.cause is DeadlineExceededError)
+            }
+        }
     }
 
     @Test func `a token already cancelled makes no call`() async throws {

@@ -9,7 +9,8 @@
 
 #include <stdint.h>
 
-/// Resets the counters and starts counting. Not meant to overlap with timing: counting costs an atomic add per
+/// Resets the counters and starts counting; with `GRPC_MALLOC_TRACE=<file>` in the environment, also writes the
+/// call stack of each allocation counted to `<file>` (Scripts/malloc-trace-report.py names and counts them). Not meant to overlap with timing: counting costs an atomic add per
 /// allocation, on a line that every thread shares.
 void malloc_counter_start(void);
 

@@ -124,12 +124,15 @@ final class ClientConnection: Sendable {
     /// Cancels `request` when the client goes away or the server quiesces the connection while it is in flight (or
     /// at once if either already happened).
     func watch(_ request: CancellationRequest) {
-        let reason: (any Error)? = state.withLockedValue { state in
-            if state.isGone { return ClientDisconnectedError() }
-            if state.isShuttingDown { return GracefulShutdownError() }
-            state.inFlight = request
-            return nil
+        // A request still in the slot (one never unwatched) leaves the lock before it is released: dropping its
+        // last reference can release its handlers (user code).
+        let (reason, replaced): ((any Error)?, CancellationRequest?) = state.withLockedValue { state in
+            if state.isGone { return (ClientDisconnectedError(), nil) }
+            if state.isShuttingDown { return (GracefulShutdownError(), nil) }
+            defer { state.inFlight = request }
+            return (nil, state.inFlight)
         }
+        _ = replaced
         if let reason { request.cancel(reason: reason) }
     }
 
@@ -172,7 +175,9 @@ final class ClientConnection: Sendable {
     private static let connections = NIOLockedValueBox<[ObjectIdentifier: ClientConnection]>([:])
 
     static func register(_ connection: ClientConnection, for channel: any Channel) {
-        connections.withLockedValue { $0[ObjectIdentifier(channel)] = connection }
+        // A connection replaced (a second observer on one channel) is released outside the lock, as is a removed one.
+        let replaced = connections.withLockedValue { $0.updateValue(connection, forKey: ObjectIdentifier(channel)) }
+        _ = replaced
     }
 
     static func unregister(_ channel: any Channel) {

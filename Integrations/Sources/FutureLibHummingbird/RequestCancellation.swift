@@ -20,8 +20,10 @@ public struct RequestCancellation: Sendable {
     let connection: ClientConnection?
     /// The request behind ``token`` (`package`: the soak checks that each is released once its response is sent).
     package var request: CancellationRequest?
-    /// The caller's deadline, read from the request's deadline header by ``RequestCancellationMiddleware``.
-    var caller: CancellationDeadline?
+    /// The caller's deadline on the system clock, read from the request's deadline header by
+    /// ``RequestCancellationMiddleware``: its instant alone, which copies as plain bytes (the context holding it is
+    /// copied several times per request), not a `CancellationDeadline` and its clock.
+    var callerInstant: Duration?
 
     /// The cancellation of a request that arrived on `source`'s connection: its token is cancelled when that
     /// connection's client goes away, if the server has a ``ClientDisconnectObserver``
@@ -82,7 +84,7 @@ public struct RequestCancellation: Sendable {
     /// The request's token fires at the earlier of this and the route's deadline; read what is left of both with
     /// `context.cancellation.token.timeRemaining`.
     public var callerDeadline: CancellationDeadline? {
-        caller
+        callerInstant.map { CancellationDeadline(instant: $0, clock: .system) }
     }
 
     /// Sets the request's deadline to `delay` from now, replacing an earlier one (the last call wins), but never
@@ -98,7 +100,7 @@ public struct RequestCancellation: Sendable {
     ///
     /// - Parameter delay: How long from now.
     public func setDeadline(_ delay: Duration) {
-        request?.cancel(after: delay, notAfter: caller)
+        request?.cancel(after: delay, notAfter: callerDeadline)
     }
 }
 

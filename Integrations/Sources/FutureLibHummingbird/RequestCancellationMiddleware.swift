@@ -98,16 +98,20 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
         context: Context,
         next: @concurrent (Request, Context) async throws -> Response
     ) async throws -> Response {
-        if context.cancellation.request != nil {
-            if let deadline { context.cancellation.setDeadline(deadline) }
+        // `Context` is generic here (Hummingbird calls the middleware through an existential, so this code is not
+        // specialized): its `cancellation` is read once and written once, each a call through the protocol.
+        var cancellation = context.cancellation
+        if let stop = cancellation.request {
+            if let deadline { stop.cancel(after: deadline, notAfter: cancellation.callerDeadline) }
             return try await next(request, context)
         }
         let stop = shutdown.canBeCancelled ? CancellationRequest(linkedTo: [shutdown]) : CancellationRequest()
+        cancellation.request = stop
+        cancellation.callerInstant = callerInstant(of: request)
+        stop.cancel(after: deadline, notAfter: cancellation.callerDeadline)
         var context = context
-        context.cancellation.request = stop
-        context.cancellation.caller = callerDeadline(of: request)
-        stop.cancel(after: deadline, notAfter: context.cancellation.caller)
-        if let connection = context.cancellation.connection {
+        context.cancellation = cancellation
+        if let connection = cancellation.connection {
             // The observer cancels `stop` when the client goes away or the server quiesces the connection: no
             // graceful-shutdown handler (a lock shared by every connection, twice, and a closure) for each request.
             connection.watch(stop)
@@ -131,10 +135,11 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
 }
 
 extension RequestCancellationMiddleware {
-    /// The deadline the caller sent in ``deadlineHeader``, from now, if any valid one.
-    private func callerDeadline(of request: Request) -> CancellationDeadline? {
+    /// The instant on the system clock of the deadline the caller sent in ``deadlineHeader``, from now, if any valid
+    /// one.
+    private func callerInstant(of request: Request) -> Duration? {
         guard let deadlineHeader, let deadlineField, request.headers.contains(deadlineField) else { return nil }
-        return deadlineHeader.callerDeadline(in: request.headers[values: deadlineField])
+        return deadlineHeader.callerDeadline(in: request.headers[values: deadlineField], clock: .system)?.instant
     }
 
     /// What answers a handler that threw `error`: with ``respondsToCancellation``, once `stop` is cancelled, the

@@ -127,6 +127,7 @@ final class ClientConnection: Sendable {
     /// The client went away: cancels the requests in flight, outside the lock, and every later one at once; removes
     /// the handler on the shutdown token.
     func clientWentAway() {
+        // As in `shutDown(reason:)`: what the lock held is released outside it.
         let (inFlight, registration) = state.withLockedValue { state in
             state.isGone = true
             defer {
@@ -154,12 +155,17 @@ final class ClientConnection: Sendable {
     /// The shutdown token fired: cancels the requests in flight, outside the lock, and every later one at once, with
     /// its reason.
     private func shutDown(reason: any Error) {
-        let inFlight: [CancellationRequest] = state.withLockedValue { state in
+        // The registration and the requests leave the lock before they are released: dropping the last reference
+        // to either can release a handler (user code).
+        let (inFlight, registration) = state.withLockedValue { state in
             if state.shutdownReason == nil { state.shutdownReason = reason }
-            state.shutdownRegistration = nil
-            defer { state.inFlight = [] }
-            return state.inFlight
+            defer {
+                state.inFlight = []
+                state.shutdownRegistration = nil
+            }
+            return (state.inFlight, state.shutdownRegistration)
         }
+        _ = registration
         for request in inFlight { request.cancel(reason: reason) }
     }
 

@@ -18,6 +18,14 @@
 //                                                      shutdown token's): the adapter's cost alone
 //     HummingbirdCostServer upstream PORT              the upstream: the plain application, on one loop
 //
+// And the token route's parts, one at a time (for a profile of where its cost goes):
+//
+//     HummingbirdCostServer observer PORT              the plain application with `.http1ObservingClientDisconnects()`
+//     HummingbirdCostServer context PORT               the plain application with `BasicCancellableRequestContext`
+//                                                      and no middleware (the route reads its `.none` token)
+//     HummingbirdCostServer pass PORT                  `context` with the observer and a middleware that only calls
+//                                                      `next`: what any middleware costs
+//
 // Each logs nothing and runs until killed.
 import AsyncHTTPClient
 import FutureLibAsyncHTTPClient
@@ -74,6 +82,19 @@ enum HummingbirdCostServer {
                 logger: quiet
             )
             try await app.runService()
+        case "context", "pass":
+            let router = Router(context: BasicCancellableRequestContext.self)
+            if mode == "pass" { router.add(middleware: PassingMiddleware()) }
+            router.get { _, context -> String in
+                context.cancellation.token.isCancellationRequested ? "cancelled" : "ok"
+            }
+            let app = Application(
+                router: router,
+                server: mode == "pass" ? .http1ObservingClientDisconnects() : .http1(),
+                configuration: configuration,
+                logger: quiet
+            )
+            try await app.runService()
         default:
             let client = HTTPClient(eventLoopGroupProvider: .singleton)
             let router = Router()
@@ -96,6 +117,7 @@ enum HummingbirdCostServer {
             }
             let app = Application(
                 router: router,
+                server: mode == "observer" ? .http1ObservingClientDisconnects() : .http1(),
                 configuration: configuration,
                 eventLoopGroupProvider: mode == "upstream"
                     ? .shared(MultiThreadedEventLoopGroup(numberOfThreads: 1)) : .singleton,
@@ -103,5 +125,16 @@ enum HummingbirdCostServer {
             )
             try await app.runService()
         }
+    }
+}
+
+/// A middleware that only calls `next` (`@concurrent` as RequestCancellationMiddleware's `handle`).
+struct PassingMiddleware<Context: RequestContext>: RouterMiddleware {
+    @concurrent func handle(
+        _ request: Request,
+        context: Context,
+        next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        try await next(request, context)
     }
 }

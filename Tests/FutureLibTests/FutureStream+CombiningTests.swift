@@ -386,7 +386,8 @@ struct FutureStreamCombiningTests {
             }
             released = latest
             source.fulfill(1)
-            callToken = try? await started.future.value()  // the call runs (one replaced before it starts is not called)
+            // Held until the call runs: a call replaced (or ended) before it starts is not called.
+            callToken = try? await started.future.value()
             withExtendedLifetime(latest) {}
         }
         #expect(released == nil)

@@ -208,6 +208,30 @@ struct FutureStreamOperatorRaceTests {
         #expect(values.last.map { $0 % Self.perThread == Self.perThread - 1 } == true)
     }
 
+    @Test
+    func
+        `Race: debounce on the system clock with a zero interval, values from several threads: each at most once, in order per publisher, the last one published`()
+        async
+    {
+        let perThread = 50
+        for _ in 0..<Stress.heavy {
+            let promise = StreamPromise<Int>(capacity: 0)
+            let all = promise.stream.debounce(for: .zero).collect()
+            await onThreads(Self.threads) { index in
+                for sequence in 0..<perThread { promise.fulfill(index * perThread + sequence) }
+            }
+            promise.finish()
+            let values = (try? await all.value()) ?? []
+            #expect(Set(values).count == values.count)
+            for publisher in 0..<Self.threads {
+                let own = values.filter { $0 / perThread == publisher }
+                #expect(zip(own, own.dropFirst()).allSatisfy { $0 < $1 }, "publisher \(publisher)")
+            }
+            // The last value the stage saw is some publisher's last; the timer or the end publishes it.
+            #expect(values.last.map { $0 % perThread == perThread - 1 } == true)
+        }
+    }
+
     @Test func `Race: two publishers into zip and combineLatest pair every value`() async {
         let count = Self.perThread
         let left = StreamPromise<Int>(capacity: 0)

@@ -1,4 +1,4 @@
-public import FutureLibConcurrencyHelpers  // public: inlinable code uses its lock
+import FutureLibConcurrencyHelpers
 
 // `interval`: a stream made by a clock.
 
@@ -33,7 +33,6 @@ extension FutureStream where Value == Int {
     ///   - clock: The clock that ticks. Defaults to the system clock.
     ///   - cancellationToken: Stops the ticks and finishes the stream.
     /// - Returns: A stream of the tick counts, from 0.
-    @inlinable
     public static func interval(
         _ period: Duration,
         clock: some TimerClock = .system,
@@ -47,7 +46,7 @@ extension FutureStream where Value == Int {
             guard let ticks, let (tick, timer) = ticker.next() else { return }
             ticks.publish(.success(tick))
             // At the end of the clock's time the next tick would be due at once, for ever: none comes.
-            if hasTimeLeft(clock.now) { timer?.reschedule(after: period) }
+            if clock.now < Duration.endOfTime { timer?.reschedule(after: period) }
         }
         if !ticker.keep(timer) { timer.cancel() }
         ticks.onEnd { ticker.stop()?.cancel() }
@@ -56,15 +55,12 @@ extension FutureStream where Value == Int {
 }
 
 /// `interval`'s count and timer.
-@usableFromInline
 final class Ticker: Sendable {
-    @usableFromInline let state = Lock((count: 0, timer: (any ClockTimer)?.none, isStopped: false))
+    private let state = Lock((count: 0, timer: (any ClockTimer)?.none, isStopped: false))
 
-    @inlinable
     init() {}
 
     /// The next tick and the timer to re-arm; nil once stopped.
-    @inlinable
     func next() -> (Int, (any ClockTimer)?)? {
         state.withLock { state in
             guard !state.isStopped else { return nil }
@@ -73,7 +69,6 @@ final class Ticker: Sendable {
         }
     }
 
-    @inlinable
     func keep(_ timer: any ClockTimer) -> Bool {
         state.withLock { state in
             guard !state.isStopped else { return false }
@@ -82,7 +77,6 @@ final class Ticker: Sendable {
         }
     }
 
-    @inlinable
     func stop() -> (any ClockTimer)? {
         state.withLock { state in
             state.isStopped = true

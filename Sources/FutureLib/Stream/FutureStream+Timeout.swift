@@ -23,6 +23,12 @@ extension FutureStream {
     ///   this stream. This stream finishing first finishes it and stops the timer.
     /// - `cancellationToken` cancelled, or the new stream released: the timer is stopped.
     ///
+    /// ### Cost
+    /// One timer per stage, made at the call. A result only moves the deadline (a read of
+    /// ``TimerClock/now``); the timer, when it fires before that deadline, is set again for the
+    /// rest. So a clock of your own must give its own `now`, on the time its timers use, unless its
+    /// timers run in real time (the default `now` is the system clock's).
+    ///
     /// - Parameters:
     ///   - interval: The longest wait for a result. Negative counts as zero.
     ///   - clock: The clock that times it. Defaults to the system clock.

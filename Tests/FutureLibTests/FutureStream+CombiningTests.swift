@@ -333,6 +333,61 @@ struct FutureStreamCombiningTests {
         }
     }
 
+    @Test(arguments: AsyncLatestForm.allCases)
+    func
+        `async flatMapLatest, every form, cancelled mid-call: one CancellationError, the end, the call cancelled, the source left`(
+            form: AsyncLatestForm
+        ) async
+    {
+        let source = StreamPromise<Int>(capacity: 0)
+        let request = CancellationRequest()
+        let started = Promise<CancellationToken>()
+        let latest = form.apply(to: source.stream, cancellationToken: request.token) { value, token in
+            started.fulfill(token)
+            while !token.isCancellationRequested { await Task.yield() }
+            return value
+        }
+        let recorder = StreamRecorder<Int>().record(latest)
+        source.fulfill(1)
+        let callToken = try? await started.future.value()
+        request.cancel()
+        #expect(recorder.isFinished)  // at once: the call is not waited for
+        #expect(recorder.errors.count == 1 && recorder.errors.first is CancellationError)
+        #expect(callToken?.isCancellationRequested == true)
+        #expect(recorder.values.isEmpty)
+        #expect(source.stream.subscriberCount == 0)
+        source.fulfill(2)  // after the end: not called
+        #expect(started.future.isCompleted)
+    }
+
+    @Test(arguments: AsyncLatestForm.allCases)
+    func `async flatMapLatest, every form, that nobody holds is released, leaves its source and cancels its call`(
+        form: AsyncLatestForm
+    ) async {
+        let source = StreamPromise<Int>(capacity: 0)
+        let started = Promise<CancellationToken>()
+        let returned = Promise<Void>()
+        weak var released: FutureStream<Int>?
+        var callToken: CancellationToken?
+        do {
+            let latest = form.apply(to: source.stream) { value, token in
+                started.fulfill(token)
+                while !token.isCancellationRequested { await Task.yield() }
+                returned.fulfill(())
+                return value
+            }
+            released = latest
+            source.fulfill(1)
+            // Held until the call runs: a call replaced (or ended) before it starts is not called.
+            callToken = try? await started.future.value()
+            withExtendedLifetime(latest) {}
+        }
+        #expect(released == nil)
+        #expect(source.stream.subscriberCount == 0)
+        #expect(callToken?.isCancellationRequested == true)
+        _ = try? await returned.future.value()  // the call saw its token and returned
+    }
+
     // MARK: - Every combining operator
 
     @Test(arguments: CombiningOperator.allCases)
@@ -390,6 +445,37 @@ enum CombiningOperator: CaseIterable, Sendable {
             streams[0].flatMapLatest(on: .synchronous, cancellationToken: token) { _, _ in
                 FutureLib.merge(Array(streams.dropFirst()))
             }.map(on: .synchronous) { "\($0)" }
+        }
+    }
+}
+
+/// The async forms of `flatMapLatest` over a stream of `Int`: on a context (`.default`), on the main
+/// actor, isolated to an actor. `call` is each form's work for a value.
+enum AsyncLatestForm: CaseIterable, Sendable {
+    case context, mainActor, actor
+
+    actor Isolation {}
+
+    func apply(
+        to stream: FutureStream<Int>,
+        cancellationToken token: CancellationToken = .none,
+        _ call: @escaping @Sendable (Int, CancellationToken) async throws -> Int
+    ) -> FutureStream<Int> {
+        switch self {
+        case .context:
+            stream.flatMapLatest(on: .default, cancellationToken: token) { value, callToken in
+                try await call(value, callToken)
+            }
+        case .mainActor:
+            stream.flatMapLatest(on: .mainActor, cancellationToken: token) { value, callToken in
+                MainActor.assertIsolated()
+                return try await call(value, callToken)
+            }
+        case .actor:
+            stream.flatMapLatest(on: Isolation(), cancellationToken: token) { isolation, value, callToken in
+                isolation.assertIsolated()
+                return try await call(value, callToken)
+            }
         }
     }
 }

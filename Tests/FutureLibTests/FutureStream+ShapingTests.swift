@@ -196,6 +196,8 @@ struct FutureStreamShapingTests {
         let tape = Tape(shaped)
         play(marks, into: promise)
         for await _ in shaped.results {}  // until it has finished
+        // The tape is a subscriber of its own: no rule orders its end before the loop's.
+        await waitUntil { tape.text.hasSuffix("|") }
         return (tape.text, promise.stream.subscriberCount)
     }
 

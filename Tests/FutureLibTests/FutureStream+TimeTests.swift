@@ -31,6 +31,29 @@ struct FutureStreamTimeTests {
         #expect(clock.pendingTimerCount == 0)
     }
 
+    @Test func `debounce holds one timer: values within the interval move its deadline, and it waits out the rest`() {
+        let clock = ManualClock()
+        let source = StreamPromise<Int>(capacity: 0)
+        let tape = Tape(source.stream.debounce(for: .seconds(2), clock: clock))
+        for value in 1...100 { source.fulfill(value) }
+        #expect(clock.pendingTimerCount == 1)  // one timer, whatever the number of values
+        clock.advance(by: .seconds(1))
+        source.fulfill(101)  // t = 1: due at 3
+        clock.advance(by: .seconds(1))  // t = 2: the timer fires before the deadline and waits again
+        #expect(tape.text == "")
+        #expect(clock.pendingTimerCount == 1)
+        clock.advance(by: .seconds(1))  // t = 3
+        #expect(tape.text == "101")
+        #expect(clock.pendingTimerCount == 0)
+        source.fulfill(102)  // the same timer, set again
+        #expect(clock.pendingTimerCount == 1)
+        clock.advance(by: .seconds(2))
+        #expect(tape.text == "101 102")
+        source.finish()
+        #expect(tape.text == "101 102 |")
+        #expect(clock.pendingTimerCount == 0)
+    }
+
     // MARK: - throttle
 
     @Test
@@ -193,6 +216,23 @@ struct FutureStreamTimeTests {
                 #expect(tape.text == (newest ? "3 |" : "1 |"), "limit \(limit)")
             }
         }
+    }
+
+    @Test func `timeout holds one timer: each result moves its deadline, and it waits out the rest`() {
+        let clock = ManualClock()
+        let source = StreamPromise<Int>(capacity: 0)
+        let tape = Tape(source.stream.timeout(after: .seconds(2), clock: clock))
+        #expect(clock.pendingTimerCount == 1)
+        clock.advance(by: .seconds(1))
+        for value in 1...100 { source.fulfill(value) }  // t = 1: the wait runs until 3
+        #expect(clock.pendingTimerCount == 1)
+        clock.advance(by: .seconds(1))  // t = 2: the timer fires before the deadline and waits again
+        #expect(!tape.text.contains("✕"))
+        #expect(clock.pendingTimerCount == 1)
+        clock.advance(by: .seconds(1))  // t = 3
+        #expect(tape.text.hasSuffix("100 ✕t |"))
+        #expect(clock.pendingTimerCount == 0)
+        #expect(source.stream.subscriberCount == 0)
     }
 
     // MARK: - Durations of zero or less

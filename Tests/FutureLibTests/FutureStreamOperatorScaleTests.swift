@@ -77,6 +77,44 @@ struct FutureStreamOperatorScaleTests {
         #expect(result[2] == count)
         #expect(result[3] >= count / 1_000)
     }
+
+    /// What a stream of increasing values reduces to: how many, the last, and whether each was
+    /// greater than the one before.
+    struct Run: Sendable {
+        var count = 0
+        var last = -1
+        var isIncreasing = true
+
+        func adding(_ value: Int) -> Run {
+            Run(count: count + 1, last: value, isIncreasing: isIncreasing && value > last)
+        }
+    }
+
+    @Test(arguments: AsyncLatestForm.allCases)
+    func `Scale: values through async flatMapLatest (on a context, the main actor, an actor) on a 512 KB stack`(
+        form: AsyncLatestForm
+    ) async throws {
+        let count = Self.count
+        let run = Locked<Future<Run>?>(nil)
+        await onSmallStack {
+            let source = StreamPromise<Int>(capacity: 0)
+            let latest = form.apply(to: source.stream.removeDuplicates().map(on: .synchronous) { $0 * 2 }) {
+                value,
+                _ in value / 2
+            }
+            let reduced = latest.reduce(Run(), on: .synchronous) { $0.adding($1) }
+            for value in 0..<count { source.fulfill(value) }
+            source.finish()
+            run.withLock { $0 = reduced }
+        }
+        // Each value starts a call, which waits for the one it replaced; a call replaced before it
+        // started is not called, a replaced one's result is dropped: an increasing run of the values,
+        // ending with the last value's call, which nothing replaces.
+        let result = try await run.value?.value()
+        #expect(result?.isIncreasing == true)
+        #expect(result?.last == count - 1)
+        #expect((result?.count ?? 0) >= 1)
+    }
 }
 
 /// Publishers racing on several threads into the operators: per publisher, nothing is lost,
@@ -132,6 +170,66 @@ struct FutureStreamOperatorRaceTests {
         let values = ((try? await all.value()) ?? []).flatMap { $0 }
         #expect(Self.check(values) == nil)
         #expect(clock.pendingTimerCount == 0)
+    }
+
+    @Test(arguments: AsyncLatestForm.allCases)
+    func
+        `Race: publishers on several threads into async flatMapLatest: one call at a time, each one's values in order, the last value's call published`(
+            form: AsyncLatestForm
+        ) async
+    {
+        let promise = StreamPromise<Int>(capacity: 0)
+        let running = Locked(0)
+        let overlaps = Counter()
+        let latest = form.apply(to: promise.stream) { value, _ in
+            if running.withLock({
+                $0 += 1
+                return $0
+            }) > 1 {
+                overlaps.increment()
+            }
+            await Task.yield()
+            running.withLock { $0 -= 1 }
+            return value
+        }
+        let all = latest.collect()
+        await onThreads(Self.threads) { index in
+            for sequence in 0..<Self.perThread { promise.fulfill(index * Self.perThread + sequence) }
+        }
+        promise.finish()
+        let values = (try? await all.value()) ?? []
+        #expect(overlaps.value == 0)
+        #expect(Set(values).count == values.count)  // nothing twice
+        for publisher in 0..<Self.threads {
+            let own = values.filter { $0 / Self.perThread == publisher }
+            #expect(zip(own, own.dropFirst()).allSatisfy { $0 < $1 }, "publisher \(publisher)")
+        }
+        // The last value the stage saw is some publisher's last, and its call is never replaced.
+        #expect(values.last.map { $0 % Self.perThread == Self.perThread - 1 } == true)
+    }
+
+    @Test
+    func
+        `Race: debounce on the system clock with a zero interval, values from several threads: each at most once, in order per publisher, the last one published`()
+        async
+    {
+        let perThread = 50
+        for _ in 0..<Stress.heavy {
+            let promise = StreamPromise<Int>(capacity: 0)
+            let all = promise.stream.debounce(for: .zero).collect()
+            await onThreads(Self.threads) { index in
+                for sequence in 0..<perThread { promise.fulfill(index * perThread + sequence) }
+            }
+            promise.finish()
+            let values = (try? await all.value()) ?? []
+            #expect(Set(values).count == values.count)
+            for publisher in 0..<Self.threads {
+                let own = values.filter { $0 / perThread == publisher }
+                #expect(zip(own, own.dropFirst()).allSatisfy { $0 < $1 }, "publisher \(publisher)")
+            }
+            // The last value the stage saw is some publisher's last; the timer or the end publishes it.
+            #expect(values.last.map { $0 % perThread == perThread - 1 } == true)
+        }
     }
 
     @Test func `Race: two publishers into zip and combineLatest pair every value`() async {

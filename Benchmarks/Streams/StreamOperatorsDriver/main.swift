@@ -211,6 +211,13 @@ func asyncAlgorithmsDebounce() -> Int {
     asyncAlgorithmsOneSource { $0.debounce(for: debounceInterval, clock: ContinuousClock()) }
 }
 
+/// `throttle` (latest) with every value within the interval: the first value at once, the latest
+/// held one at the end, once the interval has passed (both libraries wait for it: a CPU-time run
+/// does not count the wait).
+func asyncAlgorithmsThrottle() -> Int {
+    asyncAlgorithmsOneSource { $0._throttle(for: debounceInterval, clock: ContinuousClock()) }
+}
+
 // MARK: - Rounds
 
 struct Family {
@@ -248,6 +255,20 @@ let families = [
                 { futureLibOneSource(pull: true) { $0.debounce(for: debounceInterval) } }
             ),
             ("AsyncAlgorithms debounce over AsyncStream", asyncAlgorithmsDebounce),
+        ]
+    ),
+    Family(
+        name: "throttle(for: 1 s), every value within the interval",
+        variants: [
+            (
+                "FutureLib throttle, .synchronous subscriber",
+                { futureLibOneSource(pull: false) { $0.throttle(for: debounceInterval) } }
+            ),
+            (
+                "FutureLib throttle, for await",
+                { futureLibOneSource(pull: true) { $0.throttle(for: debounceInterval) } }
+            ),
+            ("AsyncAlgorithms _throttle over AsyncStream", asyncAlgorithmsThrottle),
         ]
     ),
     Family(
@@ -365,6 +386,7 @@ let stageKinds: [(String, Int, ([FutureStream<Int>]) -> AnyObject?)] = [
     ("prefix(10)", 1, { subscribed($0[0].prefix(10)) }),
     ("chunks(ofCount: 10)", 1, { subscribed($0[0].chunks(ofCount: 10)) }),
     ("debounce(for: 1 s)", 1, { subscribed($0[0].debounce(for: debounceInterval)) }),
+    ("throttle(for: 1 s)", 1, { subscribed($0[0].throttle(for: debounceInterval)) }),
     ("merge with .never (a new stream of its own)", 1, { subscribed(merge($0[0], .never)) }),
     ("merge of 2", 2, { subscribed(merge($0)) }),
     ("merge of 4", 4, { subscribed(merge($0)) }),

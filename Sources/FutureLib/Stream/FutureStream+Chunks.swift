@@ -78,6 +78,7 @@ extension FutureStream {
     ///   - clock: The clock that ticks. Defaults to the system clock.
     ///   - cancellationToken: Cancels and finishes the new stream.
     /// - Returns: A stream of the values of each interval.
+    @inlinable
     public func chunks(
         every interval: Duration,
         clock: some TimerClock = .system,
@@ -111,6 +112,7 @@ extension FutureStream {
     ///   - clock: The clock that ticks. Defaults to the system clock.
     ///   - cancellationToken: Cancels and finishes the new stream.
     /// - Returns: A stream of arrays of at most `count` values.
+    @inlinable
     public func chunks(
         ofCount count: Int,
         or interval: Duration,
@@ -121,7 +123,9 @@ extension FutureStream {
         return timedChunks(ofCount: count, every: interval, clock: clock, cancellationToken: cancellationToken)
     }
 
-    private func timedChunks(
+    /// Both timed forms: a chunk per tick of one timer, or sooner when `count` values fill it.
+    @inlinable
+    func timedChunks(
         ofCount count: Int?,
         every interval: Duration,
         clock: some TimerClock,
@@ -143,7 +147,7 @@ extension FutureStream {
         let timer = clock.makeTimer(after: interval) { [weak chunks] in
             let timer = machine.handle(chunks) { state, outbox in state.tick(into: &outbox) }
             // At the end of the clock's time the next tick would be due at once, for ever: none comes.
-            if clock.now < Duration.endOfTime { timer?.reschedule(after: interval) }
+            if hasTimeLeft(clock.now) { timer?.reschedule(after: interval) }
         }
         if !machine.handle(nil, { state, _ in state.keep(timer) }) { timer.cancel() }
         chunks.onEnd { machine.handle(nil) { state, _ in state.end() }?.cancel() }
@@ -152,16 +156,19 @@ extension FutureStream {
 }
 
 /// The state of the timed `chunks`: the values gathered, and the ticking timer.
+@usableFromInline
 struct ChunksState<Value: Sendable>: Sendable {
-    private let count: Int?
-    private var chunk: [Value] = []
-    private var timer: (any ClockTimer)?
-    private var isDone = false
+    @usableFromInline let count: Int?
+    @usableFromInline var chunk: [Value] = []
+    @usableFromInline var timer: (any ClockTimer)?
+    @usableFromInline var isDone = false
 
+    @inlinable
     init(count: Int?) {
         self.count = count
     }
 
+    @inlinable
     mutating func receive(_ result: Result<Value, any Error>, into outbox: inout [StageOutput<[Value]>]) {
         guard !isDone else { return }
         switch result {
@@ -174,18 +181,21 @@ struct ChunksState<Value: Sendable>: Sendable {
     }
 
     /// A tick: publishes what was gathered; returns the timer to re-arm (nil once done).
+    @inlinable
     mutating func tick(into outbox: inout [StageOutput<[Value]>]) -> (any ClockTimer)? {
         guard !isDone else { return nil }
         if !chunk.isEmpty { outbox.append(.result(.success(chunk.take()))) }
         return timer
     }
 
+    @inlinable
     mutating func keep(_ timer: any ClockTimer) -> Bool {
         guard !isDone else { return false }
         self.timer = timer
         return true
     }
 
+    @inlinable
     mutating func finish(into outbox: inout [StageOutput<[Value]>]) -> (any ClockTimer)? {
         guard !isDone else { return nil }
         isDone = true
@@ -194,6 +204,7 @@ struct ChunksState<Value: Sendable>: Sendable {
         return timer.take()
     }
 
+    @inlinable
     mutating func end() -> (any ClockTimer)? {
         isDone = true
         chunk = []
@@ -203,7 +214,8 @@ struct ChunksState<Value: Sendable>: Sendable {
 
 extension Array {
     /// The array's elements; the array is left empty.
-    fileprivate mutating func take() -> [Element] {
+    @inlinable
+    mutating func take() -> [Element] {
         defer { self = [] }
         return self
     }

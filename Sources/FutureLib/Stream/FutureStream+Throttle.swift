@@ -35,6 +35,7 @@ extension FutureStream {
     ///   - latest: Whether a held value is the latest (true) or the first (false) of its interval.
     ///   - cancellationToken: Cancels and finishes the new stream.
     /// - Returns: A stream of at most one value per `interval`.
+    @inlinable
     public func throttle(
         for interval: Duration,
         clock: some TimerClock = .system,
@@ -76,29 +77,34 @@ extension FutureStream {
 
 /// `throttle`'s state: whether an interval has passed since the last published value, the value
 /// held meanwhile, and the one timer that measures the intervals.
+@usableFromInline
 struct ThrottleState<Value: Sendable>: Sendable {
     /// What to do with the timer after a value was published.
+    @usableFromInline
     enum Interval: Sendable {
         case none
         case start
         case restart(any ClockTimer)
     }
 
-    private let latest: Bool
-    private var isIntervalOver = true
-    private var held: Value?
-    private var timer: (any ClockTimer)?
-    private var isSourceFinished = false
-    private var isDone = false
+    @usableFromInline let latest: Bool
+    @usableFromInline var isIntervalOver = true
+    @usableFromInline var held: Value?
+    @usableFromInline var timer: (any ClockTimer)?
+    @usableFromInline var isSourceFinished = false
+    @usableFromInline var isDone = false
 
+    @inlinable
     init(latest: Bool) {
         self.latest = latest
     }
 
+    @inlinable
     mutating func pass(_ error: any Error, into outbox: inout [StageOutput<Value>]) {
         if !isDone { outbox.append(.result(.failure(error))) }
     }
 
+    @inlinable
     mutating func receive(_ value: Value, into outbox: inout [StageOutput<Value>]) -> Interval {
         guard !isDone else { return .none }
         let reduced = latest ? value : (held ?? value)
@@ -113,12 +119,14 @@ struct ThrottleState<Value: Sendable>: Sendable {
     }
 
     /// Keeps the interval timer; false when it is not needed any more (stop it).
+    @inlinable
     mutating func keep(_ timer: any ClockTimer) -> Bool {
         guard !isDone else { return false }
         self.timer = timer
         return true
     }
 
+    @inlinable
     mutating func intervalPassed(into outbox: inout [StageOutput<Value>]) {
         guard !isDone else { return }
         isIntervalOver = true
@@ -131,6 +139,7 @@ struct ThrottleState<Value: Sendable>: Sendable {
 
     /// The source finished: the held value and the end, now or once the interval is over.
     /// Returns the timer to stop when it is not needed.
+    @inlinable
     mutating func finish(into outbox: inout [StageOutput<Value>]) -> (any ClockTimer)? {
         guard !isDone else { return nil }
         isSourceFinished = true
@@ -141,6 +150,7 @@ struct ThrottleState<Value: Sendable>: Sendable {
         return timer.take()
     }
 
+    @inlinable
     mutating func end() -> (any ClockTimer)? {
         isDone = true
         held = nil

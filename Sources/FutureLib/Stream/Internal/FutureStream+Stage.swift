@@ -160,6 +160,14 @@ final class StageMachine<State: Sendable, Output: Sendable>: Sendable {
     }
 }
 
+/// Whether a clock at `now` can tick again: at the end of a clock's time (`.seconds(Int64.max)`,
+/// where ``ManualClock`` stops) the next tick would be due at once, for ever (`interval`, timed
+/// `chunks`).
+@usableFromInline
+func hasTimeLeft(_ now: Duration) -> Bool {
+    now < Duration.endOfTime
+}
+
 /// What a ``StageMachine`` publishes: a result, or the end of its stage.
 @usableFromInline
 enum StageOutput<Output: Sendable>: Sendable {

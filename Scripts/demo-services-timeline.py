@@ -6,8 +6,15 @@ Timeline.swift), on the machine's uptime clock, which every process shares. A sc
 order, each with how long after the scenario's mark (the client gave up, sent the request, signalled the edge) it
 happened. Then the checks: every hop's token fired, with the reason the scenario means, and the client got the
 answer it means. Exit status 1 when one fails.
+
+`--wait <middle.log> <leaf.log>` (the script runs it after the edge exited, before it stops the middle and the leaf):
+waits until each RPC the middle or the leaf started has its lines, so that stopping the processes cuts none off. In
+(c) the edge answers and exits as soon as its own token fired; the middle and the leaf hear of it later, over
+loopback, and on a loaded machine their lines can come tens of milliseconds after the edge exited.
 """
+import os
 import sys
+import time
 
 SCENARIOS = {
     "a": "(a) the client gives up",
@@ -25,7 +32,14 @@ EXPECTED = {
 }
 
 
-def main(paths):
+# How long `--wait` waits, in seconds of a quiet machine (load-scaled: `slowdown`).
+WAIT_SECONDS = 10
+# The most a load stretches that wait: a line that never comes still fails, at most ten times later.
+MAXIMUM_SLOWDOWN = 10.0
+
+
+def read(paths):
+    """The lines of the logs at `paths`, in time order: (nanoseconds, role, label, kind, text)."""
     lines = []
     for path in paths:
         with open(path, encoding="utf-8") as log:
@@ -34,6 +48,64 @@ def main(paths):
                 if len(fields) == 5:
                     lines.append((int(fields[0]), fields[1], fields[2], fields[3], fields[4]))
     lines.sort()
+    return lines
+
+
+def missing(lines):
+    """What the middle and the leaf have yet to say about the RPCs they started: `token fired` at each hop that
+    started it and, at the leaf, how its work ended. An RPC whose leaf finished its work has nothing more to come
+    (the checks then say what is wrong)."""
+    started = {(role, label) for _, role, label, kind, text in lines
+               if kind == "event" and label[:1] in SCENARIOS and text.startswith("RPC started")}
+    said = {}
+    for _, role, label, _, text in lines:
+        said.setdefault((role, label), []).append(text)
+    wanted = []
+    for role, label in sorted(started):
+        leaf = said.get(("leaf", label), [])
+        if any(text.startswith("finished its") for text in leaf):
+            continue
+        texts = said.get((role, label), [])
+        if not any(text.startswith("token fired: ") for text in texts):
+            wanted.append(f"{label}: {role} 'token fired'")
+        if role == "leaf" and not any(text.startswith("stopped after") for text in texts):
+            wanted.append(f"{label}: leaf 'stopped after'")
+    return wanted
+
+
+def slowdown():
+    """The one-minute load average per processor, at least 1, at most `MAXIMUM_SLOWDOWN`."""
+    try:
+        load = os.getloadavg()[0] / max(1, os.cpu_count() or 1)
+    except OSError:
+        return 1.0
+    return min(max(load, 1.0), MAXIMUM_SLOWDOWN)
+
+
+def wait(paths):
+    """Polls the logs at `paths` until `missing` is empty; exit status 1 after `WAIT_SECONDS` of a quiet machine
+    (each wall-clock second counts as 1 / `slowdown()`)."""
+    counted, start = 0.0, time.monotonic()
+    last = start
+    while True:
+        wanted = missing(read(paths))
+        if not wanted:
+            waited = (time.monotonic() - start) * 1e3
+            if waited >= 1:
+                print(f"demo-services: waited {waited:.0f} ms after the edge exited for the middle's and the leaf's lines")
+            return 0
+        now = time.monotonic()
+        counted += (now - last) / slowdown()
+        last = now
+        if counted > WAIT_SECONDS:
+            print(f"demo-services: FAILED: after {now - start:.1f} s ({WAIT_SECONDS} s of a quiet machine, "
+                  f"load-scaled) the logs still lack: {'; '.join(wanted)}")
+            return 1
+        time.sleep(0.01)
+
+
+def main(paths):
+    lines = read(paths)
     for _, role, label, _, text in lines:
         if label == "-":
             print(f"{role:>6}: {text}")
@@ -67,4 +139,6 @@ def main(paths):
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--wait"]:
+        sys.exit(wait(sys.argv[2:]))
     sys.exit(main(sys.argv[1:]))

@@ -46,7 +46,12 @@ echo "demo-services: leaf (pid ${pids[0]}) on $leaf_port, middle (pid ${pids[1]}
 "$bin" client "$edge_port" "$edge" "$logs/leaf.log" >"$logs/client.log"
 # The client sent SIGTERM to the edge in scenario (c): it shuts down gracefully and exits by itself.
 wait "$edge" || { echo "demo-services: the edge did not exit cleanly after SIGTERM" >&2; exit 1; }
+# The middle and the leaf hear of (c) after the edge answered and exited: wait (load-scaled) for their lines before
+# stopping them, so that a loaded machine cannot cut off a line that was about to come.
+complete=0
+python3 "$scripts/demo-services-timeline.py" --wait "$logs"/{middle,leaf}.log || complete=1
 cleanup
 pids=()
 python3 "$scripts/demo-services-timeline.py" "$logs"/{client,edge,middle,leaf}.log
 rm -rf "$logs"
+exit "$complete"

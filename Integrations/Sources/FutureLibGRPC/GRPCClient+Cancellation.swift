@@ -29,7 +29,9 @@ extension GRPCClient {
     /// - **Outcome**: a call stopped by a token throws `RPCError` with the reason's code (`CANCELLED`,
     ///   `DEADLINE_EXCEEDED`, `UNAVAILABLE`; ``GRPCCore/RPCError/Code/init(cancellationReason:)``) and the reason as
     ///   its `cause`; the token's `cancellationReason` says the same. A timeout that GRPCCore enforces first is its
-    ///   own `DEADLINE_EXCEEDED`. A token already cancelled makes no call.
+    ///   own `DEADLINE_EXCEEDED`. A server's `DEADLINE_EXCEEDED` at the token's deadline (its timer ran before the
+    ///   token's) ends the call once the token's timer fired, with the token's reason. A token already cancelled
+    ///   makes no call.
     /// - Inside ``RPCCancellation/detached(_:)``, only `cancellationToken` counts.
     ///
     /// - Parameters:

@@ -42,20 +42,51 @@ enum OutboundCall {
         options.timeout = options.timeout.map { min(max($0, .zero), longest) }
         guard token.canBeCancelled else { return try await call(options, nil) }
         var grpcTimeout: String?
+        var sent: Duration?
         if let left = token.timeRemaining, options.timeout.map({ left < $0 }) ?? true {
             // The token's timer fires at this deadline: GRPCCore needs no timer of its own for it.
             options.timeout = nil
             grpcTimeout = DeadlineHeader.grpcTimeout.fieldValue(for: left)
+            sent = left
         }
         let callOptions = options
         let header = grpcTimeout
+        let timeLeft = sent
         // The linked request lives until the call ends (its token alone would too; this says so).
         defer { withExtendedLifetime(linked) {} }
         do {
             return try await runInChildTask(cancelledBy: token) { try await call(callOptions, header) }
         } catch {
+            if let header, let timeLeft { await awaitDueDeadline(of: token, after: error, sent: header, timeLeft) }
             throw ClientCancellationInterceptor.mapped(error, token)
         }
+    }
+
+    /// When the server ended the call `DEADLINE_EXCEEDED` at the deadline it was sent, the token's own: waits for the
+    /// token's timer, so that the call ends with the token's reason, as when that timer ends it. The server's timer
+    /// can run first: it starts later by the time the request took, but a busy machine can delay the token's timer
+    /// more (the caller then saw the call fail while its token had not fired, e.g. Hummingbird's
+    /// `RequestCancellationMiddleware` answering `500` rather than `504`). A `DEADLINE_EXCEEDED` while the token has
+    /// time left (the server's own shorter deadline) is rethrown at once.
+    ///
+    /// - Parameters:
+    ///   - token: The call's token.
+    ///   - error: What the call threw.
+    ///   - header: The `grpc-timeout` sent.
+    ///   - timeLeft: The token's time left when it was written, which `header` says rounded down: the server's
+    ///     deadline can come that much before the token's.
+    private static func awaitDueDeadline(
+        of token: CancellationToken,
+        after error: any Error,
+        sent header: String,
+        _ timeLeft: Duration
+    ) async {
+        guard token.cancellationReason == nil, (error as? RPCError)?.code == .deadlineExceeded,
+            let left = token.timeRemaining
+        else { return }
+        let rounding = DeadlineHeader.grpcTimeout.timeout(in: CollectionOfOne(header)).map { timeLeft - $0 } ?? .zero
+        guard left <= max(rounding, .zero) else { return }
+        await token.wait()
     }
 }
 

@@ -94,6 +94,62 @@ struct GRPCClientCancellationTests {
         }
     }
 
+    /// The server's timer for the deadline the token sent can run before the token's own (it starts later, but a busy
+    /// machine can delay the token's more): the call then ends only once the token's timer fired, with its reason, so
+    /// that the caller never sees a call stopped at its token's deadline while the token has not fired (the HTTP
+    /// edge of `make demo-services` answered `500` rather than `504` so).
+    @Test func `a server's DEADLINE_EXCEEDED at the token's deadline ends the call once the token's timer fired`()
+        async throws
+    {
+        let clock = HeldClock()
+        let service = ProbeService { message, _, _ in
+            guard message == "expire" else { return message }
+            clock.pass(.milliseconds(200))  // the token's deadline passes; its timer has not run
+            throw RPCError(code: .deadlineExceeded, message: "the server's timer")
+        }
+        try await withLoopbackServer(service, interceptors: []) { port, _ in
+            try await withLoopbackClient(port: port) { client in
+                _ = try await client.probe("ping")  // connected
+                let request = CancellationRequest(cancelAfter: .milliseconds(200), clock: clock)
+                let token = request.token
+                let call = Task { () -> (RPCError?, firedWhenTheCallEnded: Bool) in
+                    do {
+                        _ = try await client.probe("expire", cancellationToken: token)
+                        return (nil, token.isCancellationRequested)
+                    } catch {
+                        return (error as? RPCError, token.isCancellationRequested)
+                    }
+                }
+                // The late timer: the server's status has had time to arrive (were it not, the test could not fail).
+                try await Task.sleep(for: .milliseconds(300))
+                clock.fireDue()
+                let (error, fired) = await call.value
+                #expect(fired)
+                #expect(error?.code == .deadlineExceeded)
+                #expect(error?.cause is DeadlineExceededError)
+                withExtendedLifetime(request) {}
+            }
+        }
+    }
+
+    /// A server's own shorter deadline is not the token's: its `DEADLINE_EXCEEDED` ends the call at once.
+    @Test func `a server's DEADLINE_EXCEEDED while the token has time left ends the call at once`() async throws {
+        let service = ProbeService { message, _, _ in
+            guard message == "expire" else { return message }
+            throw RPCError(code: .deadlineExceeded, message: "the server's own deadline")
+        }
+        try await withLoopbackServer(service, interceptors: []) { port, _ in
+            try await withLoopbackClient(port: port) { client in
+                let request = CancellationRequest(cancelAfter: .seconds(30))
+                let error = await #expect(throws: RPCError.self) {
+                    try await client.probe("expire", cancellationToken: request.token)
+                }
+                #expect(error?.code == .deadlineExceeded)
+                #expect(!request.token.isCancellationRequested)
+            }
+        }
+    }
+
     @Test func `a token already cancelled makes no call`() async throws {
         let started = Recorder<Void>()
         let reasons = Recorder<String>()

@@ -91,7 +91,8 @@ final class Input<Element: Sendable>: Sendable {
     let promise = StreamPromise<Element>(capacity: 0)
     private let stream: AsyncThrowingStream<Element, any Error>
     private let continuation: AsyncThrowingStream<Element, any Error>.Continuation
-    private let counts = Mutex((sent: 0, pulled: 0, isFinished: false))
+    private let counts = Mutex((sent: 0, pulled: 0, asked: 0, isFinished: false))
+    private let last = Mutex<String?>(nil)
 
     init() {
         (stream, continuation) = AsyncThrowingStream.makeStream()
@@ -102,6 +103,10 @@ final class Input<Element: Sendable>: Sendable {
     /// Whether the oracle has pulled every element sent.
     var isDrained: Bool { counts.withLock { $0.pulled >= $0.sent } }
     var pulled: Int { counts.withLock { $0.pulled } }
+    /// Whether the oracle asks for the next element, done with the one it pulled last.
+    var isAsking: Bool { counts.withLock { $0.asked > $0.pulled } }
+    /// The element pulled last, described as its mark (`nil` before the first).
+    var lastPulled: String? { last.withLock { $0 } }
 
     func send(_ element: Element) {
         counts.withLock { $0.sent += 1 }
@@ -128,7 +133,13 @@ final class Input<Element: Sendable>: Sendable {
         stream.makeAsyncIterator()
     }
 
-    fileprivate func pulledOne() {
+    fileprivate func asked() {
+        counts.withLock { $0.asked += 1 }
+        Changes.shared.notify()
+    }
+
+    fileprivate func pulled(_ element: Element) {
+        last.withLock { $0 = "\(element)" }
         counts.withLock { $0.pulled += 1 }
         Changes.shared.notify()
     }
@@ -143,8 +154,9 @@ struct Pulled<Element: Sendable>: AsyncSequence, Sendable {
         let input: Input<Element>
 
         mutating func next() async throws -> Element? {
+            input.asked()
             let element = try await base.next()
-            if element != nil { input.pulledOne() }
+            if let element { input.pulled(element) }
             return element
         }
     }

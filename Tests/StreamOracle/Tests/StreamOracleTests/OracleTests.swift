@@ -156,6 +156,51 @@ struct StreamOracleTests {
         }
     }
 
+    @Test func `debounce agrees with swift-async-algorithms on a clock moved in step`() async {
+        // swift-async-algorithms' debounce sleeps in a task of its own, on a `SleepingClock` that
+        // keeps its sleeps in a list; FutureLib's runs on a `ManualClock` advanced by the same
+        // durations. Values are told apart (each is its step), so that the oracle's waiting value is
+        // known: the one it pulled last, unless it was published. A step is taken only when the oracle
+        // is quiescent: it asks for the next element (done with the last), and, while a value
+        // waits, its task sleeps in the list (not between a wake and its next sleep or its value).
+        for seed in Self.seeds {
+            let events = Self.schedule(seed: seed, values: 1, advances: true).enumerated().map { step, event in
+                if case .value = event { Event.value(step) } else { event }
+            }
+            let clock = ManualClock()
+            let oracleClock = SleepingClock()
+            let input = Input<Int>()
+            let ourMarks = input.promise.stream.debounce(for: .seconds(1), clock: clock).record { "\($0)" }
+            let (oracleMarks, task) = consume(input.sequence.debounce(for: .seconds(1), clock: oracleClock)) { "\($0)" }
+            let steps: [@Sendable () -> Void] = events.map { event in
+                {
+                    switch event {
+                    case .value(let value): input.send(value)
+                    case .fail(let code): input.fail(code)
+                    case .finish: input.finish()
+                    case .advance(let duration):
+                        oracleClock.advance(by: duration)
+                        clock.advance(by: duration)
+                    }
+                }
+            }
+            let (ours, oracle) = await lockstep(
+                ours: ourMarks,
+                oracle: oracleMarks,
+                steps: steps,
+                settled: {
+                    if oracleMarks.hasEnded || input.isFinished { return true }
+                    guard input.isDrained, input.isAsking else { return false }
+                    let isWaiting = input.lastPulled.map { $0 != oracleMarks.all.last } ?? false
+                    return !isWaiting || oracleClock.sleeperCount > 0
+                },
+                finishAll: { if !input.isFinished { input.finish() } }
+            )
+            task.cancel()
+            #expect(ours == oracle, "seed \(seed)")
+        }
+    }
+
     // MARK: - Several inputs
 
     enum MultiEvent: Sendable {

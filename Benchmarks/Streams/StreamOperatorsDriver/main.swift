@@ -133,6 +133,41 @@ func futureLibCombineLatest(pull: Bool) -> Int {
     return sink.count
 }
 
+/// What a user wrote before `combineLatest`: one `.synchronous` subscriber per source storing its
+/// latest value under a lock, the pair published (outside the lock) once both have one; finished
+/// when both sources have.
+func handWrittenCombineLatest() -> Int {
+    let first = StreamPromise<Int>(capacity: 0)
+    let second = StreamPromise<Int>(capacity: 0)
+    let combined = StreamPromise<(Int, Int)>(capacity: 0)
+    let latest = Latest()
+    let remaining = Atomic(2)
+    for (source, isFirst) in [(first, true), (second, false)] {
+        source.stream.onSuccess(on: .synchronous) { element in
+            let pair = latest.values.withLock { values -> (Int, Int)? in
+                if isFirst { values.first = element } else { values.second = element }
+                guard let first = values.first, let second = values.second else { return nil }
+                return (first, second)
+            }
+            if let pair { combined.fulfill(pair) }
+        }
+        source.stream.onFinish(on: .synchronous) {
+            if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { combined.finish() }
+        }
+    }
+    let sink = consume(combined.stream, pull: false)
+    for index in 0..<valueCount { (index & 1 == 0 ? first : second).fulfill(value(at: index)) }
+    first.finish()
+    second.finish()
+    sink.done.wait()
+    return sink.count
+}
+
+/// The latest value of each source of `handWrittenCombineLatest`.
+final class Latest: Sendable {
+    let values = Mutex<(first: Int?, second: Int?)>((nil, nil))
+}
+
 /// `debounce` with a producer faster than any interval: every value restarts the wait, and the
 /// source's end publishes the one waiting value (in both libraries), so the consumer sees one value.
 /// FutureLib on its default system clock, swift-async-algorithms on `ContinuousClock`: both real time.
@@ -145,6 +180,55 @@ func futureLibOneSource<T: Sendable>(pull: Bool, _ operation: (FutureStream<Int>
     source.finish()
     sink.done.wait()
     return sink.count
+}
+
+/// What a user wrote before `debounce`: a `.synchronous` subscriber that, per value, stops the
+/// waiting value's timer and starts a new one on the system clock (`makeTimer(after:)`); the timer
+/// publishes the waiting value, and so does the source's end, at once.
+func handWrittenDebounce() -> Int {
+    let source = StreamPromise<Int>(capacity: 0)
+    let debounced = StreamPromise<Int>(capacity: 0)
+    let waiting = Waiting()
+    /// The waiting value, taken if `generation` is still the latest (`nil`: any).
+    @Sendable func take(_ generation: Int?) -> Int? {
+        waiting.state.withLock { state -> Int? in
+            guard generation == nil || generation == state.generation else { return nil }
+            defer { state.value = nil }
+            return state.value
+        }
+    }
+    source.stream.onSuccess(on: .synchronous) { element in
+        let (previous, generation) = waiting.state.withLock { state in
+            state.value = element
+            state.generation += 1
+            defer { state.timer = nil }
+            return (state.timer, state.generation)
+        }
+        previous?.cancel()
+        let timer = SystemClock().makeTimer(after: debounceInterval) {
+            if let value = take(generation) { debounced.fulfill(value) }
+        }
+        waiting.state.withLock { $0.timer = timer }
+    }
+    source.stream.onFinish(on: .synchronous) {
+        let timer = waiting.state.withLock { state in
+            defer { state.timer = nil }
+            return state.timer
+        }
+        timer?.cancel()
+        if let value = take(nil) { debounced.fulfill(value) }
+        debounced.finish()
+    }
+    let sink = consume(debounced.stream, pull: false)
+    for index in 0..<valueCount { source.fulfill(value(at: index)) }
+    source.finish()
+    sink.done.wait()
+    return sink.count
+}
+
+/// The waiting value of `handWrittenDebounce`, its timer, and which value that timer is for.
+final class Waiting: Sendable {
+    let state = Mutex<(value: Int?, generation: Int, timer: (any ClockTimer)?)>((nil, 0, nil))
 }
 
 // MARK: - swift-async-algorithms over AsyncStream
@@ -240,6 +324,7 @@ let families = [
         variants: [
             ("FutureLib combineLatest, .synchronous subscriber", { futureLibCombineLatest(pull: false) }),
             ("FutureLib combineLatest, for await", { futureLibCombineLatest(pull: true) }),
+            ("hand-written combineLatest (2 subscribers, latest values under a lock)", handWrittenCombineLatest),
             ("AsyncAlgorithms combineLatest over AsyncStream", asyncAlgorithmsCombineLatest),
         ]
     ),
@@ -254,6 +339,7 @@ let families = [
                 "FutureLib debounce, for await",
                 { futureLibOneSource(pull: true) { $0.debounce(for: debounceInterval) } }
             ),
+            ("hand-written debounce (a subscriber restarting a SystemClock timer)", handWrittenDebounce),
             ("AsyncAlgorithms debounce over AsyncStream", asyncAlgorithmsDebounce),
         ]
     ),

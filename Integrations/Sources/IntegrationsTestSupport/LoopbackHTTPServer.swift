@@ -265,6 +265,9 @@ private final class EndpointHandler: ChannelInboundHandler, RemovableChannelHand
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
             statistics.withLockedValue { $0.chunksSent += 1 }
         }
+        // A flush can turn the channel unwritable and writable again inside `writeAndFlush`: the nested call from
+        // `channelWritabilityChanged` then wrote the rest and ended the response.
+        guard pendingURI != nil else { return }
         end(context: context)
     }
 

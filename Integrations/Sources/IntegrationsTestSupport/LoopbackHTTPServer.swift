@@ -158,6 +158,9 @@ private final class EndpointHandler: ChannelInboundHandler, RemovableChannelHand
     private var timer: Scheduled<Void>?
     /// The `/big-body` chunks still to write, while it waits for the connection to become writable.
     private var bigChunksLeft = 0
+    /// Set when the connection closes: a write that fails closes it inside `writeAndFlush`, and the response being
+    /// written must stop there, not go on (and count as completed) on a closed connection.
+    private var isClosed = false
 
     init(
         connection: Int,
@@ -175,6 +178,7 @@ private final class EndpointHandler: ChannelInboundHandler, RemovableChannelHand
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        isClosed = true
         timer?.cancel()
         timer = nil
         bigChunksLeft = 0
@@ -237,12 +241,14 @@ private final class EndpointHandler: ChannelInboundHandler, RemovableChannelHand
     }
 
     private func streamChunks(context: ChannelHandlerContext, left: Int, interval: TimeAmount) {
+        guard !isClosed else { return }
         guard left > 0 else {
             end(context: context)
             return
         }
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "0123456789abcdef")))), promise: nil)
         statistics.withLockedValue { $0.chunksSent += 1 }
+        guard !isClosed else { return }  // the write failed and closed the connection
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: interval) {
             self.streamChunks(context: context, left: left - 1, interval: interval)
         }
@@ -267,11 +273,12 @@ private final class EndpointHandler: ChannelInboundHandler, RemovableChannelHand
         }
         // A flush can turn the channel unwritable and writable again inside `writeAndFlush`: the nested call from
         // `channelWritabilityChanged` then wrote the rest and ended the response.
-        guard pendingURI != nil else { return }
+        guard pendingURI != nil, !isClosed else { return }
         end(context: context)
     }
 
     private func end(context: ChannelHandlerContext) {
+        guard !isClosed else { return }  // cut off: not a completed response
         timer = nil
         pendingURI = nil
         statistics.withLockedValue { $0.responsesCompleted += 1 }

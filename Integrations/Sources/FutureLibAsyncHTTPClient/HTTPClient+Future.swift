@@ -85,7 +85,7 @@ extension HTTPClient {
         }
         // AsyncHTTPClient's delegate API: its `HTTPClient.Task` cancels the request (closing its connection) when
         // the token's handler tells it to, and the delegate collects the body into the future's promise.
-        var delegate = CollectingResponseDelegate(request: request, maxBodyBytes: maxBodyBytes)
+        let delegate = CollectingResponseDelegate(request: request, maxBodyBytes: maxBodyBytes)
         let task = execute(
             request: delegateRequest,
             delegate: delegate,
@@ -93,11 +93,10 @@ extension HTTPClient {
             deadline: .now() + timeout,
             logger: logger
         )
-        // AsyncHTTPClient keeps the delegate while the request runs and tells it how the request ended, except
-        // on a client that is shut down: it then fails the task at once and drops the delegate unheard.
-        if isKnownUniquelyReferenced(&delegate) {
-            delegate.didReceiveError(task: task, HTTPClientError.alreadyShutdown)
-        }
+        // AsyncHTTPClient tells the delegate how the request ended, except when it fails only the task (a redirect
+        // cycle, too many redirects, a client shut down): the task's failure ends the delegate too, a second end
+        // being ignored.
+        task.futureResult.whenFailure { delegate.didReceiveError(task: task, $0) }
         delegate.cancel(task, with: cancellationToken)
         return delegate.promise.future
     }

@@ -93,7 +93,7 @@ extension HTTPClient {
         }
         // AsyncHTTPClient's delegate API: its `HTTPClient.Task` cancels the request (closing its connection) when
         // told to, so the token's handler cancels it without cancelling any task, and no child task is needed.
-        var delegate = StreamedResponseDelegate(request: request)
+        let delegate = StreamedResponseDelegate(request: request)
         let task = execute(
             request: delegateRequest,
             delegate: delegate,
@@ -101,11 +101,10 @@ extension HTTPClient {
             deadline: .now() + timeout,
             logger: logger
         )
-        // AsyncHTTPClient keeps the delegate while the request runs and tells it how the request ended, except
-        // on a client that is shut down: it then fails the task at once and drops the delegate unheard.
-        if isKnownUniquelyReferenced(&delegate) {
-            delegate.didReceiveError(task: task, HTTPClientError.alreadyShutdown)
-        }
+        // AsyncHTTPClient tells the delegate how the request ended, except when it fails only the task (a redirect
+        // cycle, too many redirects, a client shut down): the task's failure ends the delegate too, a second end
+        // being ignored.
+        task.futureResult.whenFailure { delegate.didReceiveError(task: task, $0) }
         let registration = cancellationToken.onCancel { task.cancel() }
         defer { registration.unregister() }
         do {

@@ -6,7 +6,7 @@ import NIOCore
 import NIOHTTP1
 public import NIOPosix
 
-/// A loopback HTTP/1.1 server with six endpoints and connection counters.
+/// A loopback HTTP/1.1 server with eight endpoints and connection counters.
 ///
 /// - `GET /fast` (and any path not listed here): `200` with the body `ok` at once.
 /// - `GET /slow-head?ms=N`: the response head (and body `ok`) only after `N` milliseconds.
@@ -15,6 +15,8 @@ public import NIOPosix
 /// - `GET /hang/…`: no answer for a minute, whatever follows (a service that hangs).
 /// - `GET /big-body?chunks=N`: the head at once, then `N` chunks of 64 KiB, as fast as the connection takes them:
 ///   when the client stops reading and the socket's buffers fill, the server waits (a stall), as servers do.
+/// - `GET /burst?chunks=N`: the head, then `N` chunks of 16 bytes and the end in one flush.
+/// - `GET /redirect-self`: `302` to itself, a redirect cycle.
 ///
 /// A connection that closes while a response is still pending or streaming is counted as closed early, and
 /// reported to `onEvent`.
@@ -213,6 +215,24 @@ private final class EndpointHandler: ChannelInboundHandler, RemovableChannelHand
                 left: query["chunks"] ?? 10,
                 interval: .milliseconds(Int64(query["ms"] ?? 100))
             )
+        case "/redirect-self":
+            // A redirect to itself: AsyncHTTPClient fails the request with `redirectCycleDetected`.
+            var headers = HTTPHeaders()
+            headers.add(name: "location", value: head.uri)
+            headers.add(name: "content-length", value: "0")
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .found, headers: headers))),
+                promise: nil
+            )
+            end(context: context)
+        case "/burst":
+            // `chunks` small chunks and the end in one flush: the client receives them all at once.
+            writeHead(context: context, contentLength: nil)
+            for _ in 0..<(query["chunks"] ?? 10) {
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "0123456789abcdef")))), promise: nil)
+                statistics.withLockedValue { $0.chunksSent += 1 }
+            }
+            end(context: context)
         case _ where path.hasPrefix("/hang/"):
             timer = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(60)) {
                 self.respond(context: context, body: "ok")

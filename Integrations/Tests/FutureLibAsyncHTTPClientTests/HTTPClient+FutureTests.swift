@@ -236,6 +236,18 @@ struct HTTPClientFutureTests {
         }
     }
 
+    @Test("a redirect cycle fails with HTTPClientError.redirectCycleDetected, and nothing left on the token")
+    func redirectCycle() async throws {
+        try await withServerAndClient { server, client in
+            let shutdown = CancellationRequest()
+            // AsyncHTTPClient fails only the task on a redirect cycle, never the delegate.
+            let future = client.execute(server.url("/redirect-self"), upTo: 1024, cancellationToken: shutdown.token)
+            let error = await errorThrown { _ = try await future.value() }
+            #expect(error as? HTTPClientError == .redirectCycleDetected)
+            #expect(handlerCount(shutdown.token) == 0)
+        }
+    }
+
     @Test("a client that is shut down: AsyncHTTPClient's error, and nothing left on the token")
     func shutDownClient() async throws {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)

@@ -346,6 +346,23 @@ struct HTTPClientScopedTests {
         }
     }
 
+    @Test("a redirect cycle throws HTTPClientError.redirectCycleDetected, and nothing left on the token")
+    func redirectCycle() async throws {
+        try await withServerAndClient { server, client in
+            let shutdown = CancellationRequest()
+            // AsyncHTTPClient fails only the task on a redirect cycle, never the delegate.
+            let error = await errorThrown {
+                try await client.client.execute(
+                    HTTPClientRequest(url: server.url("/redirect-self")),
+                    timeout: .seconds(600),
+                    cancellationToken: shutdown.token
+                ) { _ in Issue.record("the handler ran") } as Void
+            }
+            #expect(error as? HTTPClientError == .redirectCycleDetected)
+            #expect(handlerCount(shutdown.token) == 0)
+        }
+    }
+
     @Test("a client that is shut down: AsyncHTTPClient's error, and nothing left on the token")
     func shutDownClient() async throws {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)

@@ -113,12 +113,12 @@ extension HTTPClient {
                 do {
                     result = try await handleResponse(try await delegate.head())
                 } catch {
-                    if !delegate.isFinished { task.cancel() }
+                    delegate.abandon(task)
                     throw error
                 }
                 // A body not read to its end closes its connection, as AsyncHTTPClient's own response does when
                 // it is dropped unread.
-                if !delegate.isFinished { task.cancel() }
+                delegate.abandon(task)
                 return result
             } onCancel: {
                 task.cancel()

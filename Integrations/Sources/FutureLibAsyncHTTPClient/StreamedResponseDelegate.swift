@@ -22,7 +22,22 @@ final class StreamedResponseDelegate: HTTPClientResponseDelegate, Sendable {
 
     init(request: HTTPClientRequest) {
         self.request = request
+        #if DEBUG
+        Self.live.withLockedValue { $0[request.url, default: 0] += 1 }
+        #endif
     }
+
+    #if DEBUG
+    deinit {
+        Self.live.withLockedValue { live in
+            live[request.url, default: 0] -= 1
+            if live[request.url] == 0 { live[request.url] = nil }
+        }
+    }
+
+    /// The delegates alive, by request URL: how tests see that a request released its delegate (debug builds).
+    static let live = NIOLockedValueBox<[String: Int]>([:])
+    #endif
 
     // MARK: - The awaiting task
 
@@ -50,9 +65,15 @@ final class StreamedResponseDelegate: HTTPClientResponseDelegate, Sendable {
         }
     }
 
-    /// Whether the body has been received to its end (or the request failed): nothing is left to cancel.
-    var isFinished: Bool {
-        state.withLockedValue { $0.end != nil }
+    /// Gives up the body's unread rest once the task no longer reads it: cancels `task` unless the request has
+    /// ended, and releases AsyncHTTPClient from waiting for demand (it waits for that even after a cancel when it
+    /// already holds the body's end), so that the request ends and releases this delegate.
+    func abandon(_ task: HTTPClient.Task<Void>) {
+        let (wasOpen, partWaiter, demand) = state.withLockedValue { $0.abandon() }
+        guard wasOpen else { return }
+        task.cancel()
+        partWaiter?.resume(throwing: HTTPClientError.cancelled)
+        demand?.fail(HTTPClientError.cancelled)
     }
 
     private func response(_ head: HTTPResponseHead) -> HTTPClientResponse {
@@ -221,6 +242,7 @@ extension StreamedResponseDelegate {
         }
 
         mutating func receivePart(_ part: ByteBuffer, limit: Int) -> PartAction {
+            guard end == nil else { return .accept }  // abandoned: nobody reads it
             if let waiter = partWaiter {
                 partWaiter = nil
                 return .resume(waiter)
@@ -262,6 +284,20 @@ extension StreamedResponseDelegate {
             }
             partWaiter = continuation
             return nil
+        }
+
+        /// Records the end (cancelled) unless there is one, dropping the parts not taken: whether the request was
+        /// still open, and the waiter and demand to release.
+        mutating func abandon() -> (Bool, UnsafeContinuation<ByteBuffer?, any Error>?, EventLoopPromise<Void>?) {
+            guard end == nil else { return (false, nil, nil) }
+            end = .failure(HTTPClientError.cancelled)
+            first = nil
+            more.removeAll()
+            let waiter = partWaiter
+            partWaiter = nil
+            let released = demand
+            demand = nil
+            return (true, waiter, released)
         }
 
         mutating func finish(

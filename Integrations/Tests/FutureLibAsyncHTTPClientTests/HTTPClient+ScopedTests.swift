@@ -1,12 +1,13 @@
 import AsyncHTTPClient
 import Dispatch
 import FutureLib
-import FutureLibAsyncHTTPClient
 import IntegrationsTestSupport
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import Testing
+
+@testable import FutureLibAsyncHTTPClient
 
 /// The async form: the request runs under the caller's task, its response handed to a closure that the token covers.
 @Suite(.timeLimit(.minutes(5)))
@@ -360,6 +361,30 @@ struct HTTPClientScopedTests {
             }
             #expect(error as? HTTPClientError == .redirectCycleDetected)
             #expect(handlerCount(shutdown.token) == 0)
+        }
+    }
+
+    @Test("a body left unread when the whole response has arrived: the request ends and releases its delegate")
+    func unreadBodyAtItsEndIsReleased() async throws {
+        try await withServerAndClient { server, client in
+            let shutdown = CancellationRequest()
+            // Unique to this test: the delegates alive are counted by URL.
+            let url = server.url("/burst?chunks=40&test=\(UInt32.random(in: 0...UInt32.max))")
+            let status = try await client.client.execute(
+                HTTPClientRequest(url: url),
+                timeout: .seconds(600),
+                cancellationToken: shutdown.token
+            ) { response in
+                // The server has sent everything: AsyncHTTPClient holds the parts past the delegate's and the end.
+                #expect(await server.waitUntil { $0.responsesCompleted == 1 })
+                return response.status
+            }
+            #expect(status == .ok)
+            #expect(handlerCount(shutdown.token) == 0)
+            let released = await waitUntil(limit: loadScaled(.seconds(60))) {
+                StreamedResponseDelegate.live.withLockedValue { $0[url] == nil }
+            }
+            #expect(released, "the request's delegate is still alive: the request never ended")
         }
     }
 

@@ -34,8 +34,8 @@ extension HTTPClient {
     ///   says why (`DeadlineExceededError` for a timer).
     /// - Cancelled once `handleResponse` has returned, nothing happens: its value is returned.
     /// - The token cancels the request, never the calling task, which goes on to answer (a server's 504) as
-    ///   before. Cancelling the calling task cancels the request too, and AsyncHTTPClient's error is thrown
-    ///   unchanged.
+    ///   before. Cancelling the calling task cancels the request too, and throws `CancellationError`, as
+    ///   AsyncHTTPClient's `async` `execute` does.
     /// - A body that `handleResponse` did not read to its end is cancelled when it returns or throws, closing its
     ///   connection, as AsyncHTTPClient does with a response dropped unread: read the body inside
     ///   `handleResponse`, not after.
@@ -125,6 +125,8 @@ extension HTTPClient {
             }
         } catch {
             if cancellationToken.isCancellationRequested { throw CancellationError() }
+            // The calling task cancelled: `CancellationError`, as AsyncHTTPClient's `async` API throws.
+            if _Concurrency.Task.isCancelled, error as? HTTPClientError == .cancelled { throw CancellationError() }
             throw error
         }
     }

@@ -156,7 +156,7 @@ struct HTTPClientScopedTests {
         }
     }
 
-    @Test("cancelling the calling task cancels the request, with AsyncHTTPClient's error, the token untouched")
+    @Test("cancelling the calling task cancels the request, with CancellationError, the token untouched")
     func callerCancellationReachesTheRequest() async throws {
         try await withServerAndClient { server, client in
             let request = CancellationRequest()
@@ -169,7 +169,7 @@ struct HTTPClientScopedTests {
             }
             #expect(await server.waitUntil { $0.requests == 1 })
             call.cancel()
-            await #expect(throws: (any Error).self) { try await call.value }
+            await #expect(throws: CancellationError.self) { try await call.value }
             #expect(!request.token.isCancellationRequested)
             #expect(handlerCount(request.token) == 0)
             #expect(await server.waitUntil { $0.closedEarly == 1 && $0.open == 0 })

@@ -57,11 +57,11 @@ final class CollectingResponseDelegate: HTTPClientResponseDelegate, Sendable {
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        // A declared length over the limit fails before any of the body is read, as `collect(upTo:)` does.
+        // A declared length over the limit fails before any of the body is read, as `collect(upTo:)` does: the
+        // failed future fails the request.
         let length = head.headers.first(name: "content-length").flatMap { Int($0, radix: 10) }
         if let length, length > maxBodyBytes, head.status != .notModified, request.method != .HEAD {
             let error = NIOTooManyBytesError(maxBytes: maxBodyBytes)
-            task.fail(reason: error)
             return task.eventLoop.makeFailedFuture(error)
         }
         state.withLockedValue { $0.head = head }
@@ -72,7 +72,6 @@ final class CollectingResponseDelegate: HTTPClientResponseDelegate, Sendable {
         let fits = state.withLockedValue { $0.append(buffer, upTo: maxBodyBytes) }
         guard fits else {
             let error = NIOTooManyBytesError(maxBytes: maxBodyBytes)
-            task.fail(reason: error)
             return task.eventLoop.makeFailedFuture(error)
         }
         return task.eventLoop.makeSucceededVoidFuture()

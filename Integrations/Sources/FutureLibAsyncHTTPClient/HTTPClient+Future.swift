@@ -61,7 +61,8 @@ extension HTTPClient {
     ///
     /// - Parameters:
     ///   - request: The request to send.
-    ///   - timeout: AsyncHTTPClient's deadline for the whole request, from now.
+    ///   - timeout: AsyncHTTPClient's deadline, from now: for a request without a body, the whole request, the
+    ///     body included; for one with a body, until the head arrives.
     ///   - maxBodyBytes: The longest body accepted; a longer one fails the request.
     ///   - logger: AsyncHTTPClient's logger for this request; `nil` logs nothing.
     ///   - deadlineHeader: The header that tells the server how long the request has (``DeadlineHeader/connectTimeout``,

@@ -4,8 +4,8 @@ public import Logging
 public import NIOCore
 
 extension HTTPClient {
-    /// Executes `request` and hands its response to `handleResponse`, while `cancellationToken` cancels both in
-    /// flight.
+    /// Executes `request` and hands its response to `handleResponse`, while `cancellationToken` cancels the request
+    /// in flight, the body's reading included.
     ///
     /// The form for `async` code: no `Future`, no task of its own, and the response's body streams from the
     /// connection, not collected and rebuilt. The token covers every phase, from waiting for a connection to the
@@ -33,6 +33,10 @@ extension HTTPClient {
     ///   through the token never fails with `HTTPClientError.cancelled`; ``Cancellation/CancellationToken/cancellationReason``
     ///   says why (`DeadlineExceededError` for a timer).
     /// - Cancelled once `handleResponse` has returned, nothing happens: its value is returned.
+    /// - For a request without a body, the token reaches the code inside `handleResponse` only through the body
+    ///   it reads: its task is not cancelled, so a `Task.sleep` or a call of its own there goes on (give it the
+    ///   token), and a value it returns without reading the body further is returned. For a request with a body,
+    ///   the token cancels the child task that `handleResponse` runs in, and all of it.
     /// - The token cancels the request, never the calling task, which goes on to answer (a server's 504) as
     ///   before. Cancelling the calling task cancels the request too, and throws `CancellationError`, as
     ///   AsyncHTTPClient's `async` `execute` does.
@@ -57,16 +61,19 @@ extension HTTPClient {
     ///   `cancel()` the token's handler calls); one with a body, or with a `localAddress`, through its `async`
     ///   `execute` in an `async let` child task that the token cancels, `handleResponse` running in that child.
     ///   The guarantees above are the same.
+    /// - `timeout` is AsyncHTTPClient's deadline. For a request without a body it covers the whole request,
+    ///   the body too, however long `handleResponse` takes to read it; for a request with a body, AsyncHTTPClient
+    ///   stops it when the head arrives.
     /// - Errors other than the token's are AsyncHTTPClient's (an `HTTPClientError` such as `.deadlineExceeded`
-    ///   after `timeout`) or what `handleResponse` throws, unchanged.
+    ///   after `timeout`, `.redirectCycleDetected`) or what `handleResponse` throws, unchanged.
     ///
     /// - Parameters:
     ///   - request: The request to send.
-    ///   - timeout: AsyncHTTPClient's deadline for the whole request, from now.
+    ///   - timeout: AsyncHTTPClient's deadline, from now: see "Semantics" for what it covers.
     ///   - logger: AsyncHTTPClient's logger for this request; `nil` logs nothing.
     ///   - deadlineHeader: The header that tells the server how long the request has (``DeadlineHeader/connectTimeout``,
     ///     `Connect-Timeout-Ms`, by default); `nil` sends none. See "Deadline".
-    ///   - cancellationToken: Cancels the request and `handleResponse`'s reading of the body.
+    ///   - cancellationToken: Cancels the request and `handleResponse`'s reading of the body (see "Cancellation").
     ///   - handleResponse: Reads the response; its body streams from the connection while the token covers it.
     /// - Returns: What `handleResponse` returns.
     /// - Throws: `CancellationError` when the token was cancelled first; otherwise AsyncHTTPClient's error or what

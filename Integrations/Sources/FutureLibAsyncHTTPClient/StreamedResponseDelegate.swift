@@ -14,7 +14,7 @@ import NIOHTTP1
 final class StreamedResponseDelegate: HTTPClientResponseDelegate, Sendable {
     typealias Response = Void
 
-    /// Body parts buffered before AsyncHTTPClient is asked to wait: its own async body's high watermark.
+    /// Body parts buffered before AsyncHTTPClient is asked to wait (AsyncHTTPClient's own `async` body holds one).
     private static let bufferedParts = 5
 
     private let request: HTTPClientRequest
@@ -282,6 +282,7 @@ extension StreamedResponseDelegate {
             } catch {
                 return (.failure(error), nil)
             }
+            precondition(partWaiter == nil, "the body is iterated once, one part at a time")
             partWaiter = continuation
             return nil
         }

@@ -388,6 +388,28 @@ struct HTTPClientScopedTests {
         }
     }
 
+    @Test("the token reaches the closure only through the body it reads: its task is not cancelled")
+    func tokenReachesTheClosureThroughTheBody() async throws {
+        try await withServerAndClient { server, client in
+            let request = CancellationRequest()
+            await #expect(throws: CancellationError.self) {
+                try await client.client.execute(
+                    HTTPClientRequest(url: server.url("/slow-body?chunks=100000&ms=20")),
+                    timeout: .seconds(600),
+                    cancellationToken: request.token
+                ) { response in
+                    request.cancel()  // while the closure is not reading the body
+                    #expect(!Task.isCancelled)
+                    try await Task.sleep(for: .milliseconds(1))  // not interrupted
+                    for try await _ in response.body {}  // the read fails
+                    Issue.record("the body was read to its end")
+                }
+            }
+            #expect(handlerCount(request.token) == 0)
+            #expect(await server.waitUntil { $0.closedEarly == 1 && $0.open == 0 })
+        }
+    }
+
     @Test("a client that is shut down: AsyncHTTPClient's error, and nothing left on the token")
     func shutDownClient() async throws {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)

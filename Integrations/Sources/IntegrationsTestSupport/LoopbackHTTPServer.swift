@@ -16,7 +16,7 @@ public import NIOPosix
 /// - `GET /big-body?chunks=N`: the head at once, then `N` chunks of 64 KiB, as fast as the connection takes them:
 ///   when the client stops reading and the socket's buffers fill, the server waits (a stall), as servers do.
 /// - `GET /burst?chunks=N`: the head, then `N` chunks of 16 bytes and the end in one flush.
-/// - `GET /redirect-self`: `302` to itself, a redirect cycle.
+/// - `GET /redirect-self`: `302` to itself, a redirect cycle. `GET /redirect-hang`: `302` to `/hang/redirected`.
 ///
 /// A connection that closes while a response is still pending or streaming is counted as closed early, and
 /// reported to `onEvent`.
@@ -215,10 +215,10 @@ private final class EndpointHandler: ChannelInboundHandler, RemovableChannelHand
                 left: query["chunks"] ?? 10,
                 interval: .milliseconds(Int64(query["ms"] ?? 100))
             )
-        case "/redirect-self":
-            // A redirect to itself: AsyncHTTPClient fails the request with `redirectCycleDetected`.
+        case "/redirect-self", "/redirect-hang":
+            // A redirect to itself (AsyncHTTPClient fails the request with `redirectCycleDetected`), or to `/hang/`.
             var headers = HTTPHeaders()
-            headers.add(name: "location", value: head.uri)
+            headers.add(name: "location", value: path == "/redirect-self" ? head.uri : "/hang/redirected")
             headers.add(name: "content-length", value: "0")
             context.write(
                 wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .found, headers: headers))),

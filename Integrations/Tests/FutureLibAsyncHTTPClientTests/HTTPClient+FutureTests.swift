@@ -248,6 +248,19 @@ struct HTTPClientFutureTests {
         }
     }
 
+    @Test("cancelled after a redirect, waiting for the redirected head: CancellationError, the connection closed")
+    func cancelledAfterARedirect() async throws {
+        try await withServerAndClient { server, client in
+            let request = CancellationRequest()
+            let future = client.execute(server.url("/redirect-hang"), upTo: 1024, cancellationToken: request.token)
+            #expect(await server.waitUntil { $0.requests == 2 })
+            request.cancel()
+            await #expect(throws: CancellationError.self) { try await future.value() }
+            #expect(handlerCount(request.token) == 0)
+            #expect(await server.waitUntil { $0.closedEarly == 1 && $0.open == 0 })
+        }
+    }
+
     @Test("a client that is shut down: AsyncHTTPClient's error, and nothing left on the token")
     func shutDownClient() async throws {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)

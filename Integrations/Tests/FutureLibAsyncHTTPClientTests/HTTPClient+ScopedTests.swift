@@ -364,6 +364,25 @@ struct HTTPClientScopedTests {
         }
     }
 
+    @Test("cancelled after a redirect, waiting for the redirected head: CancellationError, the connection closed")
+    func cancelledAfterARedirect() async throws {
+        try await withServerAndClient { server, client in
+            let request = CancellationRequest()
+            let call = Task {
+                try await client.client.execute(
+                    HTTPClientRequest(url: server.url("/redirect-hang")),
+                    timeout: .seconds(600),
+                    cancellationToken: request.token
+                ) { _ in Issue.record("the handler ran") }
+            }
+            #expect(await server.waitUntil { $0.requests == 2 })
+            request.cancel()
+            await #expect(throws: CancellationError.self) { try await call.value }
+            #expect(handlerCount(request.token) == 0)
+            #expect(await server.waitUntil { $0.closedEarly == 1 && $0.open == 0 })
+        }
+    }
+
     @Test("a body left unread when the whole response has arrived: the request ends and releases its delegate")
     func unreadBodyAtItsEndIsReleased() async throws {
         try await withServerAndClient { server, client in

@@ -22,6 +22,9 @@ again, alone, with Scripts/bench-http/malloc-count.c preloaded, its heap allocat
     python3 Scripts/bench-http.py [--rounds 5] [--duration 6] [--warm-up 2] [--connections 32]
                                   [--only proxy,hummingbird,vapor] [--no-allocations] [--port-base 18081]
 
+BENCH_HTTP_NO_TRACER=1 in the environment reaches the servers: the proxies' AsyncHTTPClient clients then run with no
+tracer instead of swift-distributed-tracing's default no-op one (about 11 allocations per request less on every side).
+
 Ports: the sides listen on --port-base and the next ones, the counted server on base + 8, the upstream on base + 9
 (another base lets two runs share a machine).
 """

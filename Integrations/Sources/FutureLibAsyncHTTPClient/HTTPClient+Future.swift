@@ -52,12 +52,17 @@ extension HTTPClient {
     ///   with AsyncHTTPClient's error (an `HTTPClientError` such as `.deadlineExceeded` after `timeout`, or
     ///   `NIOTooManyBytesError` when the body is longer than `maxBodyBytes`). A request cancelled through the token
     ///   never fails with `HTTPClientError.cancelled`.
-    /// - A response completes the future on a FutureLib worker thread; a cancellation, on the thread that cancels
-    ///   the token. Continuations run on the contexts they were given (`.eventLoop(_:)` for a loop).
+    /// - A response completes the future on one of the client's event loop threads; a cancellation, on the
+    ///   thread that cancels the token. Continuations run on the contexts they were given (`.eventLoop(_:)` for a
+    ///   loop).
+    /// - A request without a body is collected through AsyncHTTPClient's delegate API, with no task: the token's
+    ///   handler cancels its `HTTPClient.Task`. One with a body, or with a `localAddress`, runs AsyncHTTPClient's
+    ///   `async` `execute` in a task that the token cancels. The guarantees above are the same.
     ///
     /// - Parameters:
     ///   - request: The request to send.
-    ///   - timeout: AsyncHTTPClient's deadline for the whole request, from now.
+    ///   - timeout: AsyncHTTPClient's deadline, from now: for a request without a body, the whole request, the
+    ///     body included; for one with a body, until the head arrives.
     ///   - maxBodyBytes: The longest body accepted; a longer one fails the request.
     ///   - logger: AsyncHTTPClient's logger for this request; `nil` logs nothing.
     ///   - deadlineHeader: The header that tells the server how long the request has (``DeadlineHeader/connectTimeout``,
@@ -73,12 +78,42 @@ extension HTTPClient {
         deadlineHeader: DeadlineHeader? = .connectTimeout,
         cancellationToken: CancellationToken
     ) -> Future<HTTPClientResponse> {
+        guard !cancellationToken.isCancellationRequested else { return Future(error: CancellationError()) }
+        var request = request
+        if let deadlineHeader { request.setDeadline(deadlineHeader, for: cancellationToken, timeout: timeout) }
+        guard let delegateRequest = request.delegateRequest else {
+            return executeInTask(request, timeout: timeout, upTo: maxBodyBytes, logger: logger, cancellationToken)
+        }
+        // AsyncHTTPClient's delegate API: its `HTTPClient.Task` cancels the request (closing its connection) when
+        // the token's handler tells it to, and the delegate collects the body into the future's promise.
+        let delegate = CollectingResponseDelegate(request: request, maxBodyBytes: maxBodyBytes)
+        let task = execute(
+            request: delegateRequest,
+            delegate: delegate,
+            eventLoop: .indifferent,
+            deadline: .now() + timeout,
+            logger: logger
+        )
+        // AsyncHTTPClient tells the delegate how the request ended, except when it fails only the task (a redirect
+        // cycle, too many redirects, a client shut down): the task's failure ends the delegate too, a second end
+        // being ignored.
+        task.futureResult.whenFailure { delegate.didReceiveError(task: task, $0) }
+        delegate.cancel(task, with: cancellationToken)
+        return delegate.promise.future
+    }
+
+    /// The `Future` form for a request the delegate API cannot send as it is (a body, a local address): in a
+    /// task that the token cancels.
+    private func executeInTask(
+        _ request: HTTPClientRequest,
+        timeout: TimeAmount,
+        upTo maxBodyBytes: Int,
+        logger: Logger?,
+        _ cancellationToken: CancellationToken
+    ) -> Future<HTTPClientResponse> {
         // FutureLib runs the work in a task that the token cancels; AsyncHTTPClient cancels the request (closing
         // its connection) when that task is cancelled, in every phase including the body stream.
         Future(cancellationToken: cancellationToken) { [self] in
-            var request = request
-            // Measured as the task starts, just before AsyncHTTPClient takes the request.
-            if let deadlineHeader { request.setDeadline(deadlineHeader, for: cancellationToken, timeout: timeout) }
             let response = try await execute(request, timeout: timeout, logger: logger)
             let body = try await response.body.collect(upTo: maxBodyBytes)
             return HTTPClientResponse(

@@ -4,12 +4,12 @@ public import Logging
 public import NIOCore
 
 extension HTTPClient {
-    /// Executes `request` in a child task of the calling task and hands its response to `handleResponse`, while
-    /// `cancellationToken` cancels both in flight.
+    /// Executes `request` and hands its response to `handleResponse`, while `cancellationToken` cancels the request
+    /// in flight, the body's reading included.
     ///
-    /// The form for `async` code: no `Future` and no unstructured task, and the response is AsyncHTTPClient's own,
-    /// its body streamed from the connection, not collected and rebuilt. The token covers every phase, from
-    /// waiting for a connection to the last chunk `handleResponse` reads.
+    /// The form for `async` code: no `Future`, no task of its own, and the response's body streams from the
+    /// connection, not collected and rebuilt. The token covers every phase, from waiting for a connection to the
+    /// last chunk `handleResponse` reads.
     ///
     /// ```swift
     /// let deadline = CancellationRequest(cancelAfter: .seconds(2))
@@ -33,9 +33,16 @@ extension HTTPClient {
     ///   through the token never fails with `HTTPClientError.cancelled`; ``Cancellation/CancellationToken/cancellationReason``
     ///   says why (`DeadlineExceededError` for a timer).
     /// - Cancelled once `handleResponse` has returned, nothing happens: its value is returned.
-    /// - The token cancels the child task (an `async let`) that runs the request and `handleResponse`, never the
-    ///   calling task, which goes on to answer (a server's 504) as before. Cancelling the calling task cancels the
-    ///   child too, and AsyncHTTPClient's error is thrown unchanged.
+    /// - For a request without a body, the token reaches the code inside `handleResponse` only through the body
+    ///   it reads: its task is not cancelled, so a `Task.sleep` or a call of its own there goes on (give it the
+    ///   token), and a value it returns without reading the body further is returned. For a request with a body,
+    ///   the token cancels the child task that `handleResponse` runs in, and all of it.
+    /// - The token cancels the request, never the calling task, which goes on to answer (a server's 504) as
+    ///   before. Cancelling the calling task cancels the request too, and throws `CancellationError`, as
+    ///   AsyncHTTPClient's `async` `execute` does.
+    /// - A body that `handleResponse` did not read to its end is cancelled when it returns or throws, closing its
+    ///   connection, as AsyncHTTPClient does with a response dropped unread: read the body inside
+    ///   `handleResponse`, not after.
     /// - The handler registered on the token is removed before this returns, so a long-lived token (a shutdown
     ///   token) keeps nothing per request.
     ///
@@ -47,18 +54,26 @@ extension HTTPClient {
     /// starts (``HTTPClientRequest/setDeadline(_:for:timeout:)``).
     ///
     /// ### Semantics
-    /// - `handleResponse` runs once, in the child task (on the global concurrent executor, as AsyncHTTPClient's
-    ///   own `execute` does), with the response head, its body not yet read; this returns when it has returned.
+    /// - `handleResponse` runs once, in the calling task, with the response head, its body not yet read; this
+    ///   returns when it has returned. The body arrives with back-pressure: AsyncHTTPClient reads a few parts
+    ///   ahead of `handleResponse`, no more.
+    /// - A request without a body goes through AsyncHTTPClient's delegate API (`HTTPClient.Task`, whose
+    ///   `cancel()` the token's handler calls); one with a body, or with a `localAddress`, through its `async`
+    ///   `execute` in an `async let` child task that the token cancels, `handleResponse` running in that child.
+    ///   The guarantees above are the same.
+    /// - `timeout` is AsyncHTTPClient's deadline. For a request without a body it covers the whole request,
+    ///   the body too, however long `handleResponse` takes to read it; for a request with a body, AsyncHTTPClient
+    ///   stops it when the head arrives.
     /// - Errors other than the token's are AsyncHTTPClient's (an `HTTPClientError` such as `.deadlineExceeded`
-    ///   after `timeout`) or what `handleResponse` throws, unchanged.
+    ///   after `timeout`, `.redirectCycleDetected`) or what `handleResponse` throws, unchanged.
     ///
     /// - Parameters:
     ///   - request: The request to send.
-    ///   - timeout: AsyncHTTPClient's deadline for the whole request, from now.
+    ///   - timeout: AsyncHTTPClient's deadline, from now: see "Semantics" for what it covers.
     ///   - logger: AsyncHTTPClient's logger for this request; `nil` logs nothing.
     ///   - deadlineHeader: The header that tells the server how long the request has (``DeadlineHeader/connectTimeout``,
     ///     `Connect-Timeout-Ms`, by default); `nil` sends none. See "Deadline".
-    ///   - cancellationToken: Cancels the request and `handleResponse`'s reading of the body.
+    ///   - cancellationToken: Cancels the request and `handleResponse`'s reading of the body (see "Cancellation").
     ///   - handleResponse: Reads the response; its body streams from the connection while the token covers it.
     /// - Returns: What `handleResponse` returns.
     /// - Throws: `CancellationError` when the token was cancelled first; otherwise AsyncHTTPClient's error or what
@@ -74,6 +89,64 @@ extension HTTPClient {
         guard !cancellationToken.isCancellationRequested else { throw CancellationError() }
         var request = request
         if let deadlineHeader { request.setDeadline(deadlineHeader, for: cancellationToken, timeout: timeout) }
+        guard let delegateRequest = request.delegateRequest else {
+            return try await executeInChildTask(
+                request,
+                timeout: timeout,
+                logger: logger,
+                cancellationToken,
+                handleResponse
+            )
+        }
+        // AsyncHTTPClient's delegate API: its `HTTPClient.Task` cancels the request (closing its connection) when
+        // told to, so the token's handler cancels it without cancelling any task, and no child task is needed.
+        let delegate = StreamedResponseDelegate(request: request)
+        let task = execute(
+            request: delegateRequest,
+            delegate: delegate,
+            eventLoop: .indifferent,
+            deadline: .now() + timeout,
+            logger: logger
+        )
+        // AsyncHTTPClient tells the delegate how the request ended, except when it fails only the task (a redirect
+        // cycle, too many redirects, a client shut down): the task's failure ends the delegate too, a second end
+        // being ignored.
+        task.futureResult.whenFailure { delegate.didReceiveError(task: task, $0) }
+        let registration = cancellationToken.onCancel { task.cancel() }
+        defer { registration.unregister() }
+        do {
+            return try await withTaskCancellationHandler {
+                let result: Result
+                do {
+                    result = try await handleResponse(try await delegate.head())
+                } catch {
+                    delegate.abandon(task)
+                    throw error
+                }
+                // A body not read to its end closes its connection, as AsyncHTTPClient's own response does when
+                // it is dropped unread.
+                delegate.abandon(task)
+                return result
+            } onCancel: {
+                task.cancel()
+            }
+        } catch {
+            if cancellationToken.isCancellationRequested { throw CancellationError() }
+            // The calling task cancelled: `CancellationError`, as AsyncHTTPClient's `async` API throws.
+            if _Concurrency.Task.isCancelled, error as? HTTPClientError == .cancelled { throw CancellationError() }
+            throw error
+        }
+    }
+
+    /// The async form for a request the delegate API cannot send as it is (a body, a local address): in an
+    /// `async let` child task that the token cancels.
+    private func executeInChildTask<Result: Sendable>(
+        _ request: HTTPClientRequest,
+        timeout: TimeAmount,
+        logger: Logger?,
+        _ cancellationToken: CancellationToken,
+        _ handleResponse: @escaping @Sendable (HTTPClientResponse) async throws -> Result
+    ) async throws -> Result {
         do {
             // The token cancels the child task; AsyncHTTPClient cancels the request (closing its connection) when
             // the task awaiting it, or reading its body, is cancelled. A child, not this task: cancelling a task
@@ -87,5 +160,20 @@ extension HTTPClient {
             if cancellationToken.isCancellationRequested { throw CancellationError() }
             throw error
         }
+    }
+}
+
+extension HTTPClientRequest {
+    /// The same request for AsyncHTTPClient's delegate API, when it has no body and no local address (the
+    /// delegate API's request has neither in this form) and its URL parses; otherwise `nil`.
+    var delegateRequest: HTTPClient.Request? {
+        guard body == nil, localAddress == nil else { return nil }
+        return try? HTTPClient.Request(
+            url: url,
+            method: method,
+            headers: headers,
+            body: nil,
+            tlsConfiguration: tlsConfiguration
+        )
     }
 }

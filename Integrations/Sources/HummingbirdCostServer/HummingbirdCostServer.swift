@@ -26,7 +26,8 @@
 //     HummingbirdCostServer pass PORT                  `context` with the observer and a middleware that only calls
 //                                                      `next`: what any middleware costs
 //
-// Each logs nothing and runs until killed.
+// Each logs nothing and runs until killed. With BENCH_HTTP_NO_TRACER=1 in the environment, the proxies' clients are
+// configured with no tracer (`tracing.tracer = nil`) instead of the default (swift-distributed-tracing's no-op one).
 import AsyncHTTPClient
 import FutureLibAsyncHTTPClient
 import FutureLibHummingbird
@@ -37,6 +38,12 @@ import NIOPosix
 
 @main
 enum HummingbirdCostServer {
+    static func makeClient() -> HTTPClient {
+        var configuration = HTTPClient.Configuration()
+        if Environment().get("BENCH_HTTP_NO_TRACER") == "1" { configuration.tracing.tracer = nil }
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
     static func main() async throws {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let mode = arguments.first ?? "plain"
@@ -49,7 +56,7 @@ enum HummingbirdCostServer {
 
         switch mode {
         case "token", "proxy-token", "proxy-future":
-            let client = HTTPClient(eventLoopGroupProvider: .singleton)
+            let client = makeClient()
             let router = Router(context: BasicCancellableRequestContext.self)
             router.add(middleware: RequestCancellationMiddleware(respondsToCancellation: true))
             if mode == "token" {
@@ -96,7 +103,7 @@ enum HummingbirdCostServer {
             )
             try await app.runService()
         default:
-            let client = HTTPClient(eventLoopGroupProvider: .singleton)
+            let client = makeClient()
             let router = Router()
             if mode == "proxy-plain" {
                 router.get { _, _ -> String in

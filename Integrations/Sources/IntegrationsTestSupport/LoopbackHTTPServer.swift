@@ -6,7 +6,7 @@ import NIOCore
 import NIOHTTP1
 public import NIOPosix
 
-/// A loopback HTTP/1.1 server with six endpoints and connection counters.
+/// A loopback HTTP/1.1 server with eight endpoints and connection counters.
 ///
 /// - `GET /fast` (and any path not listed here): `200` with the body `ok` at once.
 /// - `GET /slow-head?ms=N`: the response head (and body `ok`) only after `N` milliseconds.
@@ -15,6 +15,8 @@ public import NIOPosix
 /// - `GET /hang/…`: no answer for a minute, whatever follows (a service that hangs).
 /// - `GET /big-body?chunks=N`: the head at once, then `N` chunks of 64 KiB, as fast as the connection takes them:
 ///   when the client stops reading and the socket's buffers fill, the server waits (a stall), as servers do.
+/// - `GET /burst?chunks=N`: the head, then `N` chunks of 16 bytes and the end in one flush.
+/// - `GET /redirect-self`: `302` to itself, a redirect cycle. `GET /redirect-hang`: `302` to `/hang/redirected`.
 ///
 /// A connection that closes while a response is still pending or streaming is counted as closed early, and
 /// reported to `onEvent`.
@@ -158,6 +160,9 @@ private final class EndpointHandler: ChannelInboundHandler, RemovableChannelHand
     private var timer: Scheduled<Void>?
     /// The `/big-body` chunks still to write, while it waits for the connection to become writable.
     private var bigChunksLeft = 0
+    /// Set when the connection closes: a write that fails closes it inside `writeAndFlush`, and the response being
+    /// written must stop there, not go on (and count as completed) on a closed connection.
+    private var isClosed = false
 
     init(
         connection: Int,
@@ -175,6 +180,7 @@ private final class EndpointHandler: ChannelInboundHandler, RemovableChannelHand
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        isClosed = true
         timer?.cancel()
         timer = nil
         bigChunksLeft = 0
@@ -209,6 +215,24 @@ private final class EndpointHandler: ChannelInboundHandler, RemovableChannelHand
                 left: query["chunks"] ?? 10,
                 interval: .milliseconds(Int64(query["ms"] ?? 100))
             )
+        case "/redirect-self", "/redirect-hang":
+            // A redirect to itself (AsyncHTTPClient fails the request with `redirectCycleDetected`), or to `/hang/`.
+            var headers = HTTPHeaders()
+            headers.add(name: "location", value: path == "/redirect-self" ? head.uri : "/hang/redirected")
+            headers.add(name: "content-length", value: "0")
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .found, headers: headers))),
+                promise: nil
+            )
+            end(context: context)
+        case "/burst":
+            // `chunks` small chunks and the end in one flush: the client receives them all at once.
+            writeHead(context: context, contentLength: nil)
+            for _ in 0..<(query["chunks"] ?? 10) {
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "0123456789abcdef")))), promise: nil)
+                statistics.withLockedValue { $0.chunksSent += 1 }
+            }
+            end(context: context)
         case _ where path.hasPrefix("/hang/"):
             timer = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(60)) {
                 self.respond(context: context, body: "ok")
@@ -237,12 +261,14 @@ private final class EndpointHandler: ChannelInboundHandler, RemovableChannelHand
     }
 
     private func streamChunks(context: ChannelHandlerContext, left: Int, interval: TimeAmount) {
+        guard !isClosed else { return }
         guard left > 0 else {
             end(context: context)
             return
         }
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "0123456789abcdef")))), promise: nil)
         statistics.withLockedValue { $0.chunksSent += 1 }
+        guard !isClosed else { return }  // the write failed and closed the connection
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: interval) {
             self.streamChunks(context: context, left: left - 1, interval: interval)
         }
@@ -265,10 +291,14 @@ private final class EndpointHandler: ChannelInboundHandler, RemovableChannelHand
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
             statistics.withLockedValue { $0.chunksSent += 1 }
         }
+        // A flush can turn the channel unwritable and writable again inside `writeAndFlush`: the nested call from
+        // `channelWritabilityChanged` then wrote the rest and ended the response.
+        guard pendingURI != nil, !isClosed else { return }
         end(context: context)
     }
 
     private func end(context: ChannelHandlerContext) {
+        guard !isClosed else { return }  // cut off: not a completed response
         timer = nil
         pendingURI = nil
         statistics.withLockedValue { $0.responsesCompleted += 1 }

@@ -46,3 +46,16 @@ public func residentBytes() -> Int {
     let pages = fields.dropFirst().first.flatMap { Int($0) } ?? 0
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
+
+/// `duration` scaled by the machine's load: times the one-minute load average per processor when that is above 1.
+///
+/// A limit for a wait that guards against a hang, so that a loaded machine does not fail it; never a timing.
+///
+/// - Parameter duration: The limit on a quiet machine.
+/// - Returns: The limit now.
+public func loadScaled(_ duration: Duration) -> Duration {
+    var load = 0.0
+    guard getloadavg(&load, 1) == 1 else { return duration }
+    let processors = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    return duration * max(1, load / Double(processors))
+}

@@ -224,4 +224,56 @@ struct HTTPClientFutureTests {
             #expect(server.current.requests >= count * 2 / 3)
         }
     }
+
+    @Test("a body longer than the limit fails with NIOTooManyBytesError, declared or streamed")
+    func tooLongBody() async throws {
+        try await withServerAndClient { server, client in
+            // `/fast` declares its 2 bytes; `/slow-body` streams 16-byte chunks with no declared length.
+            for path in ["/fast", "/slow-body?chunks=3&ms=1"] {
+                let future = client.execute(server.url(path), upTo: 1, cancellationToken: CancellationRequest().token)
+                await #expect(throws: NIOTooManyBytesError.self) { try await future.value() }
+            }
+        }
+    }
+
+    @Test("a redirect cycle fails with HTTPClientError.redirectCycleDetected, and nothing left on the token")
+    func redirectCycle() async throws {
+        try await withServerAndClient { server, client in
+            let shutdown = CancellationRequest()
+            // AsyncHTTPClient fails only the task on a redirect cycle, never the delegate.
+            let future = client.execute(server.url("/redirect-self"), upTo: 1024, cancellationToken: shutdown.token)
+            let error = await errorThrown { _ = try await future.value() }
+            #expect(error as? HTTPClientError == .redirectCycleDetected)
+            #expect(handlerCount(shutdown.token) == 0)
+        }
+    }
+
+    @Test("cancelled after a redirect, waiting for the redirected head: CancellationError, the connection closed")
+    func cancelledAfterARedirect() async throws {
+        try await withServerAndClient { server, client in
+            let request = CancellationRequest()
+            let future = client.execute(server.url("/redirect-hang"), upTo: 1024, cancellationToken: request.token)
+            #expect(await server.waitUntil { $0.requests == 2 })
+            request.cancel()
+            await #expect(throws: CancellationError.self) { try await future.value() }
+            #expect(handlerCount(request.token) == 0)
+            #expect(await server.waitUntil { $0.closedEarly == 1 && $0.open == 0 })
+        }
+    }
+
+    @Test("a client that is shut down: AsyncHTTPClient's error, and nothing left on the token")
+    func shutDownClient() async throws {
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        try await client.shutdown()
+        let shutdown = CancellationRequest()
+        let future = client.execute(
+            HTTPClientRequest(url: "http://127.0.0.1:9/"),
+            timeout: .seconds(600),
+            upTo: 1024,
+            cancellationToken: shutdown.token
+        )
+        await #expect(throws: HTTPClientError.alreadyShutdown) { try await future.value() }
+        #expect(handlerCount(shutdown.token) == 0)
+    }
+
 }

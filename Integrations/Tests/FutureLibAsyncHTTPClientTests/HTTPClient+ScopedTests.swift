@@ -1,15 +1,15 @@
 import AsyncHTTPClient
 import Dispatch
 import FutureLib
-import FutureLibAsyncHTTPClient
 import IntegrationsTestSupport
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import Testing
 
-/// The async form: the request runs in a child task of the caller's, its response handed to a closure that the token
-/// covers.
+@testable import FutureLibAsyncHTTPClient
+
+/// The async form: the request runs under the caller's task, its response handed to a closure that the token covers.
 @Suite(.timeLimit(.minutes(5)))
 struct HTTPClientScopedTests {
     @Test("a request returns what its response handler returns, and the connection stays open for reuse")
@@ -131,7 +131,7 @@ struct HTTPClientScopedTests {
         }
     }
 
-    @Test("the token cancels the request's child task, never the calling task")
+    @Test("the token cancels the request, never the calling task")
     func callingTaskIsNotCancelled() async throws {
         try await withServerAndClient { server, client in
             let request = CancellationRequest()
@@ -156,7 +156,7 @@ struct HTTPClientScopedTests {
         }
     }
 
-    @Test("cancelling the calling task cancels the request, with AsyncHTTPClient's error, the token untouched")
+    @Test("cancelling the calling task cancels the request, with CancellationError, the token untouched")
     func callerCancellationReachesTheRequest() async throws {
         try await withServerAndClient { server, client in
             let request = CancellationRequest()
@@ -169,7 +169,7 @@ struct HTTPClientScopedTests {
             }
             #expect(await server.waitUntil { $0.requests == 1 })
             call.cancel()
-            await #expect(throws: (any Error).self) { try await call.value }
+            await #expect(throws: CancellationError.self) { try await call.value }
             #expect(!request.token.isCancellationRequested)
             #expect(handlerCount(request.token) == 0)
             #expect(await server.waitUntil { $0.closedEarly == 1 && $0.open == 0 })
@@ -267,11 +267,187 @@ struct HTTPClientScopedTests {
         }
         #expect(handlerCount(shutdown.token) == 0)
     }
+
+    @Test("a body that the handler leaves unread is cancelled when it returns: the server sees the connection close")
+    func unreadBodyClosesTheConnection() async throws {
+        try await withServerAndClient { server, client in
+            let shutdown = CancellationRequest()
+            let status = try await client.client.execute(
+                HTTPClientRequest(url: server.url("/slow-body?chunks=100000&ms=20")),
+                timeout: .seconds(600),
+                cancellationToken: shutdown.token
+            ) { response in response.status }
+            #expect(status == .ok)
+            #expect(handlerCount(shutdown.token) == 0)
+            #expect(await server.waitUntil { $0.closedEarly == 1 && $0.open == 0 })
+        }
+    }
+
+    @Test("back-pressure: while the handler does not pull, the server stalls instead of sending the whole body")
+    func backPressure() async throws {
+        try await withServerAndClient { server, client in
+            let request = CancellationRequest()
+            let chunks = 16_384  // 1 GiB in 64 KiB chunks: far more than the socket buffers hold
+            await #expect(throws: CancellationError.self) {
+                try await client.client.execute(
+                    HTTPClientRequest(url: server.url("/big-body?chunks=\(chunks)")),
+                    timeout: .seconds(600),
+                    cancellationToken: request.token
+                ) { response in
+                    var iterator = response.body.makeAsyncIterator()
+                    #expect(try await iterator.next() != nil)
+                    // The handler reads no further: the connection's buffers fill and the server must wait.
+                    #expect(await server.waitUntil { $0.stalls >= 1 })
+                    #expect(server.current.chunksSent < chunks / 4)
+                    request.cancel()
+                    while try await iterator.next() != nil {}
+                }
+            }
+            #expect(await server.waitUntil { $0.closedEarly == 1 && $0.open == 0 })
+        }
+    }
+
+    @Test("a long body arrives whole and in order")
+    func longBodyArrivesWhole() async throws {
+        try await withServerAndClient { server, client in
+            let bytes = try await client.client.execute(
+                HTTPClientRequest(url: server.url("/big-body?chunks=64")),
+                timeout: .seconds(600),
+                cancellationToken: CancellationRequest().token
+            ) { response in
+                var count = 0
+                for try await part in response.body {
+                    #expect(part.readableBytesView.allSatisfy { $0 == UInt8(ascii: "x") })
+                    count += part.readableBytes
+                }
+                return count
+            }
+            #expect(bytes == 64 * 64 * 1024)
+            #expect(server.current.closedEarly == 0)
+        }
+    }
+
+    @Test("a request with a body: cancelling while waiting for the head throws CancellationError and closes it")
+    func requestWithABodyIsCancelled() async throws {
+        try await withServerAndClient { server, client in
+            let request = CancellationRequest()
+            var post = HTTPClientRequest(url: server.url("/slow-head?ms=600000"))
+            post.method = .POST
+            post.body = .bytes(ByteBuffer(string: "payload"))
+            let call = Task {
+                try await client.client.execute(post, timeout: .seconds(600), cancellationToken: request.token) { _ in
+                    Issue.record("the handler ran")
+                }
+            }
+            #expect(await server.waitUntil { $0.requests == 1 })
+            request.cancel()
+            await #expect(throws: CancellationError.self) { try await call.value }
+            #expect(handlerCount(request.token) == 0)
+            #expect(await server.waitUntil { $0.closedEarly == 1 && $0.open == 0 })
+        }
+    }
+
+    @Test("a redirect cycle throws HTTPClientError.redirectCycleDetected, and nothing left on the token")
+    func redirectCycle() async throws {
+        try await withServerAndClient { server, client in
+            let shutdown = CancellationRequest()
+            // AsyncHTTPClient fails only the task on a redirect cycle, never the delegate.
+            let error = await errorThrown {
+                try await client.client.execute(
+                    HTTPClientRequest(url: server.url("/redirect-self")),
+                    timeout: .seconds(600),
+                    cancellationToken: shutdown.token
+                ) { _ in Issue.record("the handler ran") } as Void
+            }
+            #expect(error as? HTTPClientError == .redirectCycleDetected)
+            #expect(handlerCount(shutdown.token) == 0)
+        }
+    }
+
+    @Test("cancelled after a redirect, waiting for the redirected head: CancellationError, the connection closed")
+    func cancelledAfterARedirect() async throws {
+        try await withServerAndClient { server, client in
+            let request = CancellationRequest()
+            let call = Task {
+                try await client.client.execute(
+                    HTTPClientRequest(url: server.url("/redirect-hang")),
+                    timeout: .seconds(600),
+                    cancellationToken: request.token
+                ) { _ in Issue.record("the handler ran") }
+            }
+            #expect(await server.waitUntil { $0.requests == 2 })
+            request.cancel()
+            await #expect(throws: CancellationError.self) { try await call.value }
+            #expect(handlerCount(request.token) == 0)
+            #expect(await server.waitUntil { $0.closedEarly == 1 && $0.open == 0 })
+        }
+    }
+
+    @Test("a body left unread when the whole response has arrived: the request ends and releases its delegate")
+    func unreadBodyAtItsEndIsReleased() async throws {
+        try await withServerAndClient { server, client in
+            let shutdown = CancellationRequest()
+            // Unique to this test: the delegates alive are counted by URL.
+            let url = server.url("/burst?chunks=40&test=\(UInt32.random(in: 0...UInt32.max))")
+            let status = try await client.client.execute(
+                HTTPClientRequest(url: url),
+                timeout: .seconds(600),
+                cancellationToken: shutdown.token
+            ) { response in
+                // The server has sent everything: AsyncHTTPClient holds the parts past the delegate's and the end.
+                #expect(await server.waitUntil { $0.responsesCompleted == 1 })
+                return response.status
+            }
+            #expect(status == .ok)
+            #expect(handlerCount(shutdown.token) == 0)
+            let released = await waitUntil(limit: loadScaled(.seconds(60))) {
+                StreamedResponseDelegate.live.withLockedValue { $0[url] == nil }
+            }
+            #expect(released, "the request's delegate is still alive: the request never ended")
+        }
+    }
+
+    @Test("the token reaches the closure only through the body it reads: its task is not cancelled")
+    func tokenReachesTheClosureThroughTheBody() async throws {
+        try await withServerAndClient { server, client in
+            let request = CancellationRequest()
+            await #expect(throws: CancellationError.self) {
+                try await client.client.execute(
+                    HTTPClientRequest(url: server.url("/slow-body?chunks=100000&ms=20")),
+                    timeout: .seconds(600),
+                    cancellationToken: request.token
+                ) { response in
+                    request.cancel()  // while the closure is not reading the body
+                    #expect(!Task.isCancelled)
+                    try await Task.sleep(for: .milliseconds(1))  // not interrupted
+                    for try await _ in response.body {}  // the read fails
+                    Issue.record("the body was read to its end")
+                }
+            }
+            #expect(handlerCount(request.token) == 0)
+            #expect(await server.waitUntil { $0.closedEarly == 1 && $0.open == 0 })
+        }
+    }
+
+    @Test("a client that is shut down: AsyncHTTPClient's error, and nothing left on the token")
+    func shutDownClient() async throws {
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        try await client.shutdown()
+        let shutdown = CancellationRequest()
+        await #expect(throws: HTTPClientError.alreadyShutdown) {
+            try await client.execute(
+                HTTPClientRequest(url: "http://127.0.0.1:9/"),
+                timeout: .seconds(600),
+                cancellationToken: shutdown.token
+            ) { _ in Issue.record("the handler ran") }
+        }
+        #expect(handlerCount(shutdown.token) == 0)
+    }
 }
 
 /// The handlers registered on `token`, read from its debug description (the count is not public); none once it is
 /// cancelled (its handlers ran or were dropped).
-private func handlerCount(_ token: CancellationToken) -> Int? {
+func handlerCount(_ token: CancellationToken) -> Int? {
     let description = String(reflecting: token)
     if description.hasSuffix("(cancelled)") { return 0 }
     // "CancellationToken(active; 2 handlers registered; …)": the number is the second word after the "(".

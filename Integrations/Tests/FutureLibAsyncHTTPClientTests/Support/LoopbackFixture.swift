@@ -98,3 +98,25 @@ enum Environment {
         return String(cString: value)
     }
 }
+
+/// The error that `operation` throws (`nil` if it returns), waiting for it at most a load-scaled minute: an
+/// operation still running then is recorded as a hang, and `nil` returned.
+func errorThrown(by operation: @escaping @Sendable () async throws -> Void) async -> (any Error)? {
+    let outcome = NIOLockedValueBox<Result<Void, any Error>?>(nil)
+    Task {
+        let result: Result<Void, any Error>
+        do {
+            try await operation()
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        outcome.withLockedValue { $0 = result }
+    }
+    guard await waitUntil(limit: loadScaled(.seconds(60)), { outcome.withLockedValue { $0 != nil } }) else {
+        Issue.record("still running after a load-scaled minute: a hang")
+        return nil
+    }
+    guard case .failure(let error) = outcome.withLockedValue({ $0 }) else { return nil }
+    return error
+}

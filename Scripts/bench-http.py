@@ -11,6 +11,13 @@ Three comparisons, each between two release-built servers on 127.0.0.1 (Integrat
                guide's route through the `Future` form, `execute(_:timeout:upTo:cancellationToken:)` (D)
   hummingbird  Hummingbird, `GET /` answers "ok", plain against the token route that calls nothing
   vapor        Vapor, the same
+  vapor-aa, hummingbird-aa (only when asked for) the plain server against itself: what the method reads when
+               nothing differs
+  vapor-parts (only when asked for) Vapor plain, on the observing server, with a middleware that only calls
+               `next`, one that answers through a promise of its own, one that makes a CancellationRequest and
+               checks for the deadline header, the token route on Vapor's own server, and the token route
+  hummingbird-parts (only when asked for) Hummingbird plain, with the client-disconnect observer, with the
+               cancellable context, with both and a middleware that only calls `next`, and the token route
 
 Both servers of a comparison run side by side; `wrk` (keep-alive, one thread) loads one at a time, alternating
 which goes first from round to round, each run after a warm-up of its own. Printed: each round's requests per
@@ -21,6 +28,12 @@ again, alone, with Scripts/bench-http/malloc-count.c preloaded, its heap allocat
 
     python3 Scripts/bench-http.py [--rounds 5] [--duration 6] [--warm-up 2] [--connections 32]
                                   [--only proxy,hummingbird,vapor] [--no-allocations] [--port-base 18081]
+                                  [--together]
+
+--together loads every side of a comparison at the same time, one `wrk` each, in every round: a side's rate then
+depends on the CPU time it needs per request against the others', and whatever else the machine does during a round
+(another build, a slower mode of the virtual machine) falls on every side alike, where taking turns lets it fall on
+one. The ratios to read are then the median of the rounds' ratios.
 
 BENCH_HTTP_NO_TRACER=1 in the environment reaches the servers: the proxies' AsyncHTTPClient clients then run with no
 tracer instead of swift-distributed-tracing's default no-op one (about 11 allocations per request less on every side).
@@ -60,6 +73,33 @@ COMPARISONS = {
     "vapor": (
         ("plain", "VaporCostServer", ["plain"]),
         ("token", "VaporCostServer", ["token"]),
+    ),
+    # Not in the default set: the same plain server twice, to see what the method itself reads when nothing differs.
+    "vapor-aa": (
+        ("plain", "VaporCostServer", ["plain"]),
+        ("plain again", "VaporCostServer", ["plain"]),
+    ),
+    "hummingbird-aa": (
+        ("plain", "HummingbirdCostServer", ["plain"]),
+        ("plain again", "HummingbirdCostServer", ["plain"]),
+    ),
+    # Not in the default set: where the Vapor token route's cost goes, one part at a time.
+    "vapor-parts": (
+        ("plain", "VaporCostServer", ["plain"]),
+        ("observer", "VaporCostServer", ["observer"]),
+        ("pass", "VaporCostServer", ["pass"]),
+        ("promise", "VaporCostServer", ["promise"]),
+        ("request", "VaporCostServer", ["request"]),
+        ("unobserved token", "VaporCostServer", ["unobserved"]),
+        ("token", "VaporCostServer", ["token"]),
+    ),
+    # Not in the default set: where the Hummingbird token route's cost goes, one part at a time.
+    "hummingbird-parts": (
+        ("plain", "HummingbirdCostServer", ["plain"]),
+        ("observer", "HummingbirdCostServer", ["observer"]),
+        ("context", "HummingbirdCostServer", ["context"]),
+        ("pass", "HummingbirdCostServer", ["pass"]),
+        ("token", "HummingbirdCostServer", ["token"]),
     ),
 }
 
@@ -118,19 +158,47 @@ def wrk(port: int, seconds: float, connections: int):
     return rate, count
 
 
-def throughput(name: str, sides, rounds: int, duration: float, warm_up: float, connections: int):
+def wrk_together(ports, seconds: float, connections: int):
+    """One `wrk` run on each port at the same time: requests per second and requests answered, per port."""
+    commands = [["wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", f"http://127.0.0.1:{port}/"] for port in ports]
+    processes = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for command in commands]
+    results = []
+    for process in processes:
+        output, _ = process.communicate()
+        if process.returncode != 0:
+            sys.exit(f"bench-http: wrk failed ({process.returncode})")
+        errors = re.search(r"Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)", output)
+        if errors:
+            print(f"    wrk reported errors: {errors.group(0)}")
+        results.append((float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),
+                        int(re.search(r"(\d+) requests in", output).group(1))))
+    return results
+
+
+def throughput(name: str, sides, rounds: int, duration: float, warm_up: float, connections: int,
+               together: bool = False):
     ports = [PORT_BASE + index for index in range(len(sides))]
     processes = [start(product, arguments, port, binaries=binaries)
                  for (_, product, arguments, *binaries), port in zip(sides, ports)]
-    letters = "ABCDE"
+    letters = "ABCDEFGH"
     rates = [[] for _ in sides]
     cpu = [[] for _ in sides]  # the server's CPU time per answered request, in µs
     try:
         print(f"\n{name}: " + " vs ".join(f"{side[0]} ({letters[index]})" for index, side in enumerate(sides))
-              + f", {rounds} rounds of {duration:g} s (warm-up {warm_up:g} s), wrk -t1 -c{connections}, load {load()}")
+              + f", {rounds} rounds of {duration:g} s (warm-up {warm_up:g} s), wrk -t1 -c{connections}"
+              + (", all sides at once" if together else "") + f", load {load()}")
         for round in range(rounds):
-            # Each side goes first in turn; with two, A first in odd rounds and B first in even ones.
-            order = [(round + index) % len(sides) for index in range(len(sides))]
+            if together:
+                # All sides loaded at once: whatever else the machine does in a round, every side meets it.
+                wrk_together(ports, warm_up, connections)
+                before = [cpu_seconds(process.pid) for process in processes]
+                for side, (rate, answered) in enumerate(wrk_together(ports, duration, connections)):
+                    rates[side].append(rate)
+                    cpu[side].append((cpu_seconds(processes[side].pid) - before[side]) / answered * 1e6)
+                order = []
+            else:
+                # Each side goes first in turn; with two, A first in odd rounds and B first in even ones.
+                order = [(round + index) % len(sides) for index in range(len(sides))]
             for side in order:
                 wrk(ports[side], warm_up, connections)
                 before = cpu_seconds(processes[side].pid)
@@ -149,6 +217,10 @@ def throughput(name: str, sides, rounds: int, duration: float, warm_up: float, c
         print(f"  server CPU per request, {letters[index]}: " + ", ".join(f"{value:.1f}" for value in side)
               + f" µs; median {statistics.median(side):.1f} µs"
               + (f", {letters[index]}/A {statistics.median(side) / statistics.median(cpu[0]):.3f}" if index else ""))
+    ratios = [statistics.median(rates[index][round] / rates[0][round] for round in range(rounds))
+              for index in range(len(sides))]
+    print("  median of the rounds' ratios: "
+          + ", ".join(f"{letters[index]}/A {ratios[index]:.3f}" for index in range(1, len(sides))))
     medians = [statistics.median(side) for side in rates]
     print("  median: " + ", ".join(f"{letters[index]} {value:.1f} req/s" for index, value in enumerate(medians))
           + ", " + ", ".join(f"{letters[index]}/A {medians[index] / medians[0]:.3f}" for index in range(1, len(sides))))
@@ -174,7 +246,7 @@ def allocations(sides, duration: float, warm_up: float, connections: int):
             counts.append((after - before) / answered)
             print(f"  allocations per request, {label}: {counts[-1]:.1f} ({after - before} over {answered} requests)")
     for index in range(1, len(counts)):
-        print(f"  allocations per request, {'ABCDE'[index]} - A: {counts[index] - counts[0]:+.1f}")
+        print(f"  allocations per request, {'ABCDEFGH'[index]} - A: {counts[index] - counts[0]:+.1f}")
     return counts
 
 
@@ -201,6 +273,8 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--only", default="proxy,hummingbird,vapor")
     parser.add_argument("--no-allocations", action="store_true")
+    parser.add_argument("--together", action="store_true",
+                        help="load all the sides of a comparison at once in each round (a wrk each), not in turn")
     parser.add_argument("--port-base", type=int, default=PORT_BASE)
     options = parser.parse_args()
     PORT_BASE, UPSTREAM_PORT = options.port_base, options.port_base + 9
@@ -221,7 +295,8 @@ def main() -> None:
     try:
         for name in names:
             sides = COMPARISONS[name]
-            throughput(name, sides, options.rounds, options.duration, options.warm_up, options.connections)
+            throughput(name, sides, options.rounds, options.duration, options.warm_up, options.connections,
+                       options.together)
             if not options.no_allocations:
                 allocations(sides, max(3, options.duration / 2), options.warm_up, options.connections)
     finally:

@@ -3,6 +3,9 @@
 //     VaporCostServer plain PORT    a Vapor application whose `GET /` answers "ok"
 //     VaporCostServer token PORT    the same with `.httpObservingClientDisconnects` and RequestCancellationMiddleware,
 //                                   its route reading `request.cancellation.token` and calling nothing
+//     VaporCostServer observer PORT the plain application on `.httpObservingClientDisconnects`
+//     VaporCostServer pass PORT     the plain application with a middleware that only calls `next`
+//     VaporCostServer unobserved PORT  the token application on Vapor's own server (no observer)
 //
 // Both log nothing and run until killed.
 import FutureLibVapor
@@ -27,12 +30,24 @@ enum VaporCostServer {
         app.http.server.configuration.hostname = "127.0.0.1"
         app.http.server.configuration.port = port
         switch mode {
-        case "token":
-            app.servers.use(.httpObservingClientDisconnects)
+        case "token", "unobserved":
+            if mode == "token" { app.servers.use(.httpObservingClientDisconnects) }
             app.middleware.use(RequestCancellationMiddleware(respondsToCancellation: true))
             app.get { request -> String in
                 request.cancellation.token.isCancellationRequested ? "cancelled" : "ok"
             }
+        case "observer":
+            app.servers.use(.httpObservingClientDisconnects)
+            app.get { _ -> String in "ok" }
+        case "pass":
+            app.middleware.use(PassingMiddleware())
+            app.get { _ -> String in "ok" }
+        case "promise":
+            app.middleware.use(PromiseMiddleware())
+            app.get { _ -> String in "ok" }
+        case "request":
+            app.middleware.use(RequestMiddleware())
+            app.get { _ -> String in "ok" }
         default:
             app.get { _ -> String in "ok" }
         }
@@ -40,5 +55,32 @@ enum VaporCostServer {
         try await app.server.start(address: .hostname("127.0.0.1", port: port))
         print("VaporCostServer \(mode) listening on 127.0.0.1:\(port)")
         while true { try await Task.sleep(for: .seconds(3600)) }
+    }
+}
+
+/// A middleware that only calls the next responder: what any middleware costs.
+struct PassingMiddleware: Middleware {
+    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
+        next.respond(to: request)
+    }
+}
+
+/// A middleware that answers through a promise of its own, completed from a callback on the next responder's future.
+struct PromiseMiddleware: Middleware {
+    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
+        let response = next.respond(to: request)
+        let answer = response.eventLoop.makePromise(of: Response.self)
+        response.whenComplete { answer.completeWith($0) }
+        return answer.futureResult
+    }
+}
+
+/// A middleware that makes a cancellation request and releases it, with the deadline header's check and no callback.
+struct RequestMiddleware: Middleware {
+    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
+        let stop = CancellationRequest()
+        _ = stop.token.canBeCancelled
+        _ = request.headers.contains(name: "Connect-Timeout-Ms")
+        return next.respond(to: request)
     }
 }

@@ -142,7 +142,7 @@ integrations-soak-ci: ## The Hummingbird soak, bounded for CI: 16,000 requests i
 	Integrations/.build/debug/HummingbirdSoak 16000 --rounds 4
 
 # Not in CI: throughput on a shared machine is noise; run it on a quiet one and read the load it prints.
-# BENCH_HTTP_FLAGS passes options to the script (--rounds, --duration, --only proxy,hummingbird,vapor, --port-base, ...);
+# BENCH_HTTP_FLAGS passes options to the script (--rounds, --duration, --only proxy,hummingbird,vapor, --together, --port-base, ...);
 # BENCH_HTTP_BEFORE=DIR adds the token side of older cost servers in DIR to each comparison.
 bench-http: ## What a request token and the AsyncHTTPClient adapter cost a server (release): wrk against plain and token servers side by side (Hummingbird proxy, Hummingbird, Vapor), medians, ratios, allocations per request; needs wrk (apt-get install wrk)
 	@command -v wrk > /dev/null || { echo "bench-http: needs wrk (Debian/Ubuntu: apt-get install -y wrk)"; exit 1; }

@@ -709,7 +709,7 @@ def measured(machine: dict, command: str, load: str | None = None, what: str = "
     else:
         loads = "load average not recorded"
     figures = [float(x) for text in (start, end) if text for x in text.split()[:1] if x.replace(".", "", 1).isdigit()]
-    busy = " (**a busy machine**: other engineers' builds ran; times are noisy, counts are not)" \
+    busy = f" (**a load average over {QUIET_LOAD:g}**: something else ran, maybe the benchmark before this one; times are noisier, counts are not)" \
         if figures and max(figures) > QUIET_LOAD else ""
     return (f"*{what}: commit {machine.get('commit', '?')}, {machine.get('date', '?')}, {loads}{busy}; "
             f"`{command}`.*")

@@ -120,7 +120,14 @@ struct GRPCClientCancellationTests {
                         return (error as? RPCError, token.isCancellationRequested)
                     }
                 }
-                // The late timer: the server's status has had time to arrive (were it not, the test could not fail).
+                // The late timer: once the handler has moved the clock past the deadline, the server's status has had
+                // time to arrive (were it not, the test could not fail). Waiting for the handler first: a timer fired
+                // before the deadline passed would fire nothing, and the call would wait for it for ever.
+                let limit = ContinuousClock.now.advanced(by: .seconds(60))
+                while clock.now < .milliseconds(200), ContinuousClock.now < limit {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                try #require(clock.now >= .milliseconds(200), "the handler did not run")
                 try await Task.sleep(for: .milliseconds(300))
                 clock.fireDue()
                 let (error, fired) = await call.value

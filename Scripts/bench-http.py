@@ -58,6 +58,8 @@ RELEASE = os.environ.get("BENCH_HTTP_BINARIES") or os.path.join(ROOT, "Integrati
 SHIM = os.path.join(ROOT, ".build", "bench-http", "libmalloc-count.so")
 PORT_BASE = 18081
 UPSTREAM_PORT = PORT_BASE + 9
+# Names of the sides of a comparison in the output (at most 8: the counted server listens on the port base + 8).
+LETTERS = "ABCDEFGH"
 
 COMPARISONS = {
     "proxy": (
@@ -144,12 +146,12 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def wrk(port: int, seconds: float, connections: int):
-    """Requests per second and requests answered, of one `wrk` run."""
-    output = subprocess.run(
-        ["wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", f"http://127.0.0.1:{port}/"],
-        capture_output=True, text=True, check=True,
-    ).stdout
+def wrk_command(port: int, seconds: float, connections: int) -> list:
+    return ["wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", f"http://127.0.0.1:{port}/"]
+
+
+def wrk_result(output: str):
+    """Requests per second and requests answered, from one `wrk` run's output."""
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)", output)
     if errors:
         print(f"    wrk reported errors: {errors.group(0)}")
@@ -158,21 +160,20 @@ def wrk(port: int, seconds: float, connections: int):
     return rate, count
 
 
+def wrk(port: int, seconds: float, connections: int):
+    """Requests per second and requests answered, of one `wrk` run."""
+    output = subprocess.run(wrk_command(port, seconds, connections), capture_output=True, text=True, check=True).stdout
+    return wrk_result(output)
+
+
 def wrk_together(ports, seconds: float, connections: int):
     """One `wrk` run on each port at the same time: requests per second and requests answered, per port."""
-    commands = [["wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", f"http://127.0.0.1:{port}/"] for port in ports]
-    processes = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for command in commands]
-    results = []
-    for process in processes:
-        output, _ = process.communicate()
-        if process.returncode != 0:
-            sys.exit(f"bench-http: wrk failed ({process.returncode})")
-        errors = re.search(r"Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)", output)
-        if errors:
-            print(f"    wrk reported errors: {errors.group(0)}")
-        results.append((float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),
-                        int(re.search(r"(\d+) requests in", output).group(1))))
-    return results
+    processes = [subprocess.Popen(wrk_command(port, seconds, connections), stdout=subprocess.PIPE, text=True)
+                 for port in ports]
+    outputs = [process.communicate()[0] for process in processes]
+    if any(process.returncode != 0 for process in processes):
+        sys.exit("bench-http: a wrk run failed")
+    return [wrk_result(output) for output in outputs]
 
 
 def throughput(name: str, sides, rounds: int, duration: float, warm_up: float, connections: int,
@@ -180,7 +181,7 @@ def throughput(name: str, sides, rounds: int, duration: float, warm_up: float, c
     ports = [PORT_BASE + index for index in range(len(sides))]
     processes = [start(product, arguments, port, binaries=binaries)
                  for (_, product, arguments, *binaries), port in zip(sides, ports)]
-    letters = "ABCDEFGH"
+    letters = LETTERS
     rates = [[] for _ in sides]
     cpu = [[] for _ in sides]  # the server's CPU time per answered request, in µs
     try:
@@ -195,11 +196,8 @@ def throughput(name: str, sides, rounds: int, duration: float, warm_up: float, c
                 for side, (rate, answered) in enumerate(wrk_together(ports, duration, connections)):
                     rates[side].append(rate)
                     cpu[side].append((cpu_seconds(processes[side].pid) - before[side]) / answered * 1e6)
-                order = []
-            else:
-                # Each side goes first in turn; with two, A first in odd rounds and B first in even ones.
-                order = [(round + index) % len(sides) for index in range(len(sides))]
-            for side in order:
+            # Otherwise each side goes first in turn; with two, A first in odd rounds and B first in even ones.
+            for side in [] if together else [(round + index) % len(sides) for index in range(len(sides))]:
                 wrk(ports[side], warm_up, connections)
                 before = cpu_seconds(processes[side].pid)
                 rate, answered = wrk(ports[side], duration, connections)
@@ -246,7 +244,7 @@ def allocations(sides, duration: float, warm_up: float, connections: int):
             counts.append((after - before) / answered)
             print(f"  allocations per request, {label}: {counts[-1]:.1f} ({after - before} over {answered} requests)")
     for index in range(1, len(counts)):
-        print(f"  allocations per request, {'ABCDEFGH'[index]} - A: {counts[index] - counts[0]:+.1f}")
+        print(f"  allocations per request, {LETTERS[index]} - A: {counts[index] - counts[0]:+.1f}")
     return counts
 
 

@@ -5,9 +5,12 @@
 //                                   its route reading `request.cancellation.token` and calling nothing
 //     VaporCostServer observer PORT the plain application on `.httpObservingClientDisconnects`
 //     VaporCostServer pass PORT     the plain application with a middleware that only calls `next`
+//     VaporCostServer promise PORT  the plain application with a middleware that answers through a promise of its own
+//     VaporCostServer request PORT  the plain application with a middleware that makes a CancellationRequest and
+//                                   checks for the deadline header
 //     VaporCostServer unobserved PORT  the token application on Vapor's own server (no observer)
 //
-// Both log nothing and run until killed.
+// All log nothing and run until killed.
 import FutureLibVapor
 import Logging
 import NIOCore

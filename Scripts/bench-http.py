@@ -181,11 +181,10 @@ def throughput(name: str, sides, rounds: int, duration: float, warm_up: float, c
     ports = [PORT_BASE + index for index in range(len(sides))]
     processes = [start(product, arguments, port, binaries=binaries)
                  for (_, product, arguments, *binaries), port in zip(sides, ports)]
-    letters = LETTERS
     rates = [[] for _ in sides]
     cpu = [[] for _ in sides]  # the server's CPU time per answered request, in µs
     try:
-        print(f"\n{name}: " + " vs ".join(f"{side[0]} ({letters[index]})" for index, side in enumerate(sides))
+        print(f"\n{name}: " + " vs ".join(f"{side[0]} ({LETTERS[index]})" for index, side in enumerate(sides))
               + f", {rounds} rounds of {duration:g} s (warm-up {warm_up:g} s), wrk -t1 -c{connections}"
               + (", all sides at once" if together else "") + f", load {load()}")
         for round in range(rounds):
@@ -196,32 +195,33 @@ def throughput(name: str, sides, rounds: int, duration: float, warm_up: float, c
                 for side, (rate, answered) in enumerate(wrk_together(ports, duration, connections)):
                     rates[side].append(rate)
                     cpu[side].append((cpu_seconds(processes[side].pid) - before[side]) / answered * 1e6)
-            # Otherwise each side goes first in turn; with two, A first in odd rounds and B first in even ones.
-            for side in [] if together else [(round + index) % len(sides) for index in range(len(sides))]:
-                wrk(ports[side], warm_up, connections)
-                before = cpu_seconds(processes[side].pid)
-                rate, answered = wrk(ports[side], duration, connections)
-                rates[side].append(rate)
-                cpu[side].append((cpu_seconds(processes[side].pid) - before) / answered * 1e6)
+            else:
+                # Each side goes first in turn; with two, A first in odd rounds and B first in even ones.
+                for side in [(round + index) % len(sides) for index in range(len(sides))]:
+                    wrk(ports[side], warm_up, connections)
+                    before = cpu_seconds(processes[side].pid)
+                    rate, answered = wrk(ports[side], duration, connections)
+                    rates[side].append(rate)
+                    cpu[side].append((cpu_seconds(processes[side].pid) - before) / answered * 1e6)
             print(f"  round {round + 1}: "
-                  + "  ".join(f"{letters[index]} {rates[index][-1]:9.1f}" for index in range(len(sides)))
-                  + "  " + "  ".join(f"{letters[index]}/A {rates[index][-1] / rates[0][-1]:.3f}"
+                  + "  ".join(f"{LETTERS[index]} {rates[index][-1]:9.1f}" for index in range(len(sides)))
+                  + "  " + "  ".join(f"{LETTERS[index]}/A {rates[index][-1] / rates[0][-1]:.3f}"
                                     for index in range(1, len(sides)))
                   + f"  (load {load()})")
     finally:
         for process in processes:
             stop(process)
     for index, side in enumerate(cpu):
-        print(f"  server CPU per request, {letters[index]}: " + ", ".join(f"{value:.1f}" for value in side)
+        print(f"  server CPU per request, {LETTERS[index]}: " + ", ".join(f"{value:.1f}" for value in side)
               + f" µs; median {statistics.median(side):.1f} µs"
-              + (f", {letters[index]}/A {statistics.median(side) / statistics.median(cpu[0]):.3f}" if index else ""))
+              + (f", {LETTERS[index]}/A {statistics.median(side) / statistics.median(cpu[0]):.3f}" if index else ""))
     ratios = [statistics.median(rates[index][round] / rates[0][round] for round in range(rounds))
               for index in range(len(sides))]
     print("  median of the rounds' ratios: "
-          + ", ".join(f"{letters[index]}/A {ratios[index]:.3f}" for index in range(1, len(sides))))
+          + ", ".join(f"{LETTERS[index]}/A {ratios[index]:.3f}" for index in range(1, len(sides))))
     medians = [statistics.median(side) for side in rates]
-    print("  median: " + ", ".join(f"{letters[index]} {value:.1f} req/s" for index, value in enumerate(medians))
-          + ", " + ", ".join(f"{letters[index]}/A {medians[index] / medians[0]:.3f}" for index in range(1, len(sides))))
+    print("  median: " + ", ".join(f"{LETTERS[index]} {value:.1f} req/s" for index, value in enumerate(medians))
+          + ", " + ", ".join(f"{LETTERS[index]}/A {medians[index] / medians[0]:.3f}" for index in range(1, len(sides))))
     return medians
 
 

@@ -36,7 +36,9 @@ public import GRPCCore
 ///   ``GRPCCore/RPCError/Code/init(cancellationReason:)``: `DEADLINE_EXCEEDED`, `CANCELLED` or `UNAVAILABLE`, with
 ///   the reason as the error's `cause`; never `UNKNOWN`. A handler that returns normally keeps its answer.
 /// - **The handler's task.** GRPCCore never cancels it; with `cancelsHandlerTask` (the default) it is cancelled
-///   when the token fires, so code that ignores the token still stops at its next cancellable `await`.
+///   when the token fires, so code that ignores the token still stops at its next cancellable `await`. That runs
+///   the handler in a child task; with `cancelsHandlerTask: false` it runs in the RPC's own task, which costs
+///   less per RPC, and only the token (and what it was handed to) stops.
 /// - Calls made inside the handler inherit the token (``RPCCancellation``): install ``ClientCancellationInterceptor``
 ///   on the `GRPCClient`, or pass the token to the `cancellationToken:` calls.
 public struct ServerCancellationInterceptor: ServerInterceptor {

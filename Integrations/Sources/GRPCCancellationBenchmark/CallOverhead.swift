@@ -90,71 +90,88 @@ func measureCallOverhead(rounds: Int, callsPerRound: Int, countedCalls counted: 
             interceptors: [ServerCancellationInterceptor()],
             clientInterceptors: [ClientCancellationInterceptor()]
         ) { tokenClient in
-            let shared = CancellationRequest(cancelAfter: .seconds(3600))
-            defer { shared.cancel() }
-            // What is measured, each a unary call with a 1 h deadline (all send grpc-timeout).
-            let kinds: [(name: String, call: @Sendable () async throws -> String)] = [
-                ("plain grpc-swift-2", { try await CallKind.plain.call(plainClient) }),
-                ("server interceptor only", { try await CallKind.plain.call(tokenClient) }),
-                ("token + propagation", { try await CallKind.futureLib(shared.token).call(tokenClient) }),
-                (
-                    "token + propagation, a new token per call",
-                    {
-                        let request = CancellationRequest(cancelAfter: .seconds(3600))
-                        defer { request.cancel() }
-                        return try await CallKind.futureLib(request.token).call(tokenClient)
-                    }
-                ),
-            ]
-            // GRPC_BENCH_ONLY=<kind> (0 to 3): only that kind's calls, `counted` of them after a short warm-up, with
-            // GRPC_MALLOC_TRACE=<file> the call stack of each allocation (Scripts/malloc-trace-report.py).
-            if let only = getenv("GRPC_BENCH_ONLY").flatMap({ Int(String(cString: $0)) }), kinds.indices.contains(only)
-            {
-                for _ in 0..<50 { _ = try await kinds[only].call() }
-                malloc_counter_start()
-                for _ in 0..<counted { _ = try await kinds[only].call() }
-                let allocations = Double(malloc_counter_stop()) / Double(counted)
-                print("\(kinds[only].name): \(format(allocations)) allocations per call (\(counted) calls)")
-                return
-            }
-            // Warm-up: connections, caches.
-            for _ in 0..<200 {
-                for kind in kinds { _ = try await kind.call() }
-            }
-            var times = Array(repeating: [Double](), count: kinds.count)
-            var cpuTimes = Array(repeating: [Double](), count: kinds.count)
-            for round in 0..<rounds {
-                // Each kind runs first in turn.
-                for offset in 0..<kinds.count {
-                    let index = (round + offset) % kinds.count
-                    let start = ContinuousClock.now
-                    let cpuStart = processCPUMicroseconds()
-                    for _ in 0..<callsPerRound { _ = try await kinds[index].call() }
-                    times[index].append(microseconds(ContinuousClock.now - start) / Double(callsPerRound))
-                    cpuTimes[index].append((processCPUMicroseconds() - cpuStart) / Double(callsPerRound))
-                }
-            }
-            if rounds > 0 {
-                print("unary call, time per call (median of \(rounds) rounds of \(callsPerRound) sequential calls):")
-                printTimes(times, of: kinds.map(\.name))
-                print("unary call, CPU time per call (the whole process, user + system; median of the same rounds):")
-                printTimes(cpuTimes, of: kinds.map(\.name))
-            }
-            // Allocations: counting costs an atomic add per allocation, so not while timing.
-            var allocations = Array(repeating: Double.infinity, count: kinds.count)
-            for _ in 0..<3 {
-                for (index, kind) in kinds.enumerated() {
+            try await withLoopbackPair(
+                tokenService,
+                interceptors: [ServerCancellationInterceptor(cancelsHandlerTask: false)],
+                clientInterceptors: [ClientCancellationInterceptor()]
+            ) { cooperativeClient in
+                let shared = CancellationRequest(cancelAfter: .seconds(3600))
+                defer { shared.cancel() }
+                // What is measured, each a unary call with a 1 h deadline (all send grpc-timeout).
+                let kinds: [(name: String, call: @Sendable () async throws -> String)] = [
+                    ("plain grpc-swift-2", { try await CallKind.plain.call(plainClient) }),
+                    ("server interceptor only", { try await CallKind.plain.call(tokenClient) }),
+                    ("token + propagation", { try await CallKind.futureLib(shared.token).call(tokenClient) }),
+                    (
+                        "token + propagation, a new token per call",
+                        {
+                            let request = CancellationRequest(cancelAfter: .seconds(3600))
+                            defer { request.cancel() }
+                            return try await CallKind.futureLib(request.token).call(tokenClient)
+                        }
+                    ),
+                    (
+                        "the same, handler's task not cancelled",
+                        { try await CallKind.futureLib(shared.token).call(cooperativeClient) }
+                    ),
+                ]
+                // GRPC_BENCH_ONLY=<kind> (0 to 4): only that kind's calls, `counted` of them after a short warm-up, with
+                // GRPC_MALLOC_TRACE=<file> the call stack of each allocation (Scripts/malloc-trace-report.py).
+                if let only = getenv("GRPC_BENCH_ONLY").flatMap({ Int(String(cString: $0)) }),
+                    kinds.indices.contains(only)
+                {
+                    for _ in 0..<50 { _ = try await kinds[only].call() }
                     malloc_counter_start()
-                    for _ in 0..<counted { _ = try await kind.call() }
-                    allocations[index] = min(allocations[index], Double(malloc_counter_stop()) / Double(counted))
+                    for _ in 0..<counted { _ = try await kinds[only].call() }
+                    let allocations = Double(malloc_counter_stop()) / Double(counted)
+                    print("\(kinds[only].name): \(format(allocations)) allocations per call (\(counted) calls)")
+                    return
                 }
-            }
-            print("unary call, allocations per call (both sides, the whole process; least of 3 runs of \(counted)):")
-            for (index, kind) in kinds.enumerated() {
+                // Warm-up: connections, caches.
+                for _ in 0..<200 {
+                    for kind in kinds { _ = try await kind.call() }
+                }
+                var times = Array(repeating: [Double](), count: kinds.count)
+                var cpuTimes = Array(repeating: [Double](), count: kinds.count)
+                for round in 0..<rounds {
+                    // Each kind runs first in turn.
+                    for offset in 0..<kinds.count {
+                        let index = (round + offset) % kinds.count
+                        let start = ContinuousClock.now
+                        let cpuStart = processCPUMicroseconds()
+                        for _ in 0..<callsPerRound { _ = try await kinds[index].call() }
+                        times[index].append(microseconds(ContinuousClock.now - start) / Double(callsPerRound))
+                        cpuTimes[index].append((processCPUMicroseconds() - cpuStart) / Double(callsPerRound))
+                    }
+                }
+                if rounds > 0 {
+                    print(
+                        "unary call, time per call (median of \(rounds) rounds of \(callsPerRound) sequential calls):"
+                    )
+                    printTimes(times, of: kinds.map(\.name))
+                    print(
+                        "unary call, CPU time per call (the whole process, user + system; median of the same rounds):"
+                    )
+                    printTimes(cpuTimes, of: kinds.map(\.name))
+                }
+                // Allocations: counting costs an atomic add per allocation, so not while timing.
+                var allocations = Array(repeating: Double.infinity, count: kinds.count)
+                for _ in 0..<3 {
+                    for (index, kind) in kinds.enumerated() {
+                        malloc_counter_start()
+                        for _ in 0..<counted { _ = try await kind.call() }
+                        allocations[index] = min(allocations[index], Double(malloc_counter_stop()) / Double(counted))
+                    }
+                }
                 print(
-                    "  \(padded(kind.name)) \(format(allocations[index])), "
-                        + "\(format(allocations[index] - allocations[0])) more"
+                    "unary call, allocations per call (both sides, the whole process; least of 3 runs of \(counted)):"
                 )
+                for (index, kind) in kinds.enumerated() {
+                    print(
+                        "  \(padded(kind.name)) \(format(allocations[index])), "
+                            + "\(format(allocations[index] - allocations[0])) more"
+                    )
+                }
             }
         }
     }

@@ -10,7 +10,9 @@
 // loopback upstream under the request's token and are answered with its body; 1 calls an upstream whose answer takes
 // 10 s under a 1 ms route deadline (504, the upstream call cancelled); 1 is made on a raw socket that the client closes
 // once its handler runs, while the handler waits for the upstream (the upstream call cancelled,
-// `ClientDisconnectedError`).
+// `ClientDisconnectedError`). The upstream calls of one block of 50 go through the AsyncHTTPClient adapter's `Future`
+// form (`execute(_:timeout:upTo:cancellationToken:)`), those of the next through its `async` form (the closure that
+// reads the streamed body), and so on: both of the adapter's delegate paths, cancellations included.
 //
 // After each round (the first is the warm-up) it waits until nothing is in flight and prints the resident set, the heap
 // in use as glibc counts it (`mallinfo2`), and what the requests left behind: handlers running, a sample of their
@@ -93,6 +95,13 @@ let proxy: @Sendable (Request, BasicCancellableRequestContext) async throws -> S
     let ms = request.uri.queryParameters["ms"].map(String.init) ?? "0"
     if let number = request.uri.queryParameters["gone"].flatMap({ Int(String($0)) }) { arrivals.arrive(number) }
     do {
+        if request.uri.queryParameters["form"] == "async" {
+            return try await upstream.slowHeadStreamed(
+                ms: ms,
+                through: upstreamClient,
+                cancellationToken: context.cancellation.token
+            )
+        }
         return try await upstream.slowHead(
             ms: ms,
             through: upstreamClient,
@@ -110,10 +119,16 @@ let proxy: @Sendable (Request, BasicCancellableRequestContext) async throws -> S
 router.get("proxy", use: proxy)
 router.group("deadline").add(middleware: RequestDeadlineMiddleware(.milliseconds(1))).get("proxy", use: proxy)
 
+/// The query parameter that sends request `number`'s upstream call through the adapter's `async` form: every other
+/// block of 50 requests.
+func form(_ number: Int) -> String {
+    (number / 50) % 2 == 1 ? "&form=async" : ""
+}
+
 /// Request `number` on a raw socket, closed by the client once its handler runs (and waits for the upstream).
 func disconnectingRequest(_ number: Int, port: Int) async throws {
     let channel = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port).get()
-    let text = "GET /proxy?ms=60000&gone=\(number) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    let text = "GET /proxy?ms=60000&gone=\(number)\(form(number)) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     try await channel.writeAndFlush(ByteBuffer(string: text)).get()
     await arrivals.wait(for: number)
     try await channel.close()
@@ -129,8 +144,8 @@ func drive(_ client: HTTPClient, port: Int, numbers: Range<Int>) async throws {
             try await disconnectingRequest(number, port: port)
             continue
         case .fast: path = "/fast"
-        case .proxied: path = "/proxy?ms=0"
-        case .deadline: path = "/deadline/proxy?ms=10000"
+        case .proxied: path = "/proxy?ms=0\(form(number))"
+        case .deadline: path = "/deadline/proxy?ms=10000\(form(number))"
         }
         let response = try await client.execute(
             HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"),

@@ -33,10 +33,6 @@ extension LoopbackHTTPServer {
     /// streamed to the closure, AsyncHTTPClient's delegate API underneath), as the server guide's proxying route
     /// calls its upstream: the body, up to 64 KiB.
     ///
-    /// ```swift
-    /// let body = try await upstream.slowHeadStreamed(ms: "0", through: client, cancellationToken: token)
-    /// ```
-    ///
     /// - Parameters:
     ///   - ms: How long the server holds the response head, in milliseconds.
     ///   - client: The client that makes the call.

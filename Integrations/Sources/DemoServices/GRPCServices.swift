@@ -37,8 +37,8 @@ func runLeaf(_ timeline: Timeline, portFile: String, work: Duration) async throw
         timeline.event(label, "RPC started; time left: \(milliseconds(RPCCancellation.timeRemaining))")
         token.onCancel { timeline.event(label, "token fired: \(reasonName(token))") }
         do {
-            // The handler's task is cancelled when the token fires (the interceptor's `cancelsHandlerTask`).
-            try await Task.sleep(for: work)
+            // `Task.sleep` stops when the token fires: `withCancellation` cancels this task then.
+            try await withCancellation(token) { try await Task.sleep(for: work) }
         } catch {
             timeline.event(
                 label,

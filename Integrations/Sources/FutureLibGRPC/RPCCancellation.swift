@@ -58,9 +58,9 @@ public enum RPCCancellation: Sendable {
     /// }
     /// ```
     ///
-    /// The handler's task itself is still cancelled with the RPC (``ServerCancellationInterceptor``'s
-    /// `cancelsHandlerTask`); start a task for work that must outlive the handler, as below, or the
-    /// handler's own task cancellation reaches the detached calls:
+    /// With ``ServerCancellationInterceptor``'s `cancelsHandlerTask: true`, the handler's task itself is cancelled
+    /// with the RPC; start a task for work that must outlive the handler, as below, or that task's cancellation
+    /// reaches the detached calls:
     ///
     /// ```swift
     /// func audit() {

@@ -3,7 +3,8 @@ public import GRPCCore
 
 /// Gives every RPC handler a token (``RPCCancellation/token``) that is cancelled when the client cancels the RPC,
 /// when its deadline (`grpc-timeout`) passes, or when the server shuts down gracefully, each with its reason; ends
-/// an RPC whose handler failed because of it with the status of the reason; and cancels the handler's task.
+/// an RPC whose handler failed because of it with the status of the reason. As with Hummingbird's and Vapor's
+/// request tokens, the handler's task is left alone unless you ask for it (`cancelsHandlerTask: true`).
 ///
 /// ```swift
 /// let cancellation = ServerCancellationInterceptor()
@@ -35,10 +36,11 @@ public import GRPCCore
 /// - **Status.** Once the token is cancelled, whatever the handler throws ends the RPC with
 ///   ``GRPCCore/RPCError/Code/init(cancellationReason:)``: `DEADLINE_EXCEEDED`, `CANCELLED` or `UNAVAILABLE`, with
 ///   the reason as the error's `cause`; never `UNKNOWN`. A handler that returns normally keeps its answer.
-/// - **The handler's task.** GRPCCore never cancels it; with `cancelsHandlerTask` (the default) it is cancelled
-///   when the token fires, so code that ignores the token still stops at its next cancellable `await`. That runs
-///   the handler in a child task; with `cancelsHandlerTask: false` it runs in the RPC's own task, which costs
-///   less per RPC, and only the token (and what it was handed to) stops.
+/// - **The handler's task.** GRPCCore never cancels it, and by default neither does the interceptor: the handler
+///   runs in the RPC's own task, and the token stops what it was handed to (`withCancellation(_:operation:)`
+///   brings it to code written for task cancellation), as Go's context and grpc-java's `Context` do. With
+///   `cancelsHandlerTask: true` the handler runs in a child task that the token cancels, so code that ignores the
+///   token still stops at its next cancellable `await`; that child task costs each RPC allocations and time.
 /// - Calls made inside the handler inherit the token (``RPCCancellation``): install ``ClientCancellationInterceptor``
 ///   on the `GRPCClient`, or pass the token to the `cancellationToken:` calls.
 public struct ServerCancellationInterceptor: ServerInterceptor {
@@ -53,13 +55,13 @@ public struct ServerCancellationInterceptor: ServerInterceptor {
     /// Creates the interceptor; install one per server.
     ///
     /// ```swift
-    /// let cancellation = ServerCancellationInterceptor(cancelsHandlerTask: false)
+    /// let cancellation = ServerCancellationInterceptor(cancelsHandlerTask: true)
     /// ```
     ///
     /// - Parameters:
     ///   - shutdown: A token that also cancels every RPC; `.none` by default.
-    ///   - cancelsHandlerTask: Cancel the handler's task when the token fires; `true` by default.
-    public init(shutdown: CancellationToken = .none, cancelsHandlerTask: Bool = true) {
+    ///   - cancelsHandlerTask: Cancel the handler's task when the token fires; `false` by default.
+    public init(shutdown: CancellationToken = .none, cancelsHandlerTask: Bool = false) {
         self.shutdown = shutdown
         self.cancelsHandlerTask = cancelsHandlerTask
         let serverShutdown = ServerShutdown(also: shutdown)

@@ -92,9 +92,9 @@ func measureCallOverhead(rounds: Int, callsPerRound: Int, countedCalls counted: 
         ) { tokenClient in
             try await withLoopbackPair(
                 tokenService,
-                interceptors: [ServerCancellationInterceptor(cancelsHandlerTask: false)],
+                interceptors: [ServerCancellationInterceptor(cancelsHandlerTask: true)],
                 clientInterceptors: [ClientCancellationInterceptor()]
-            ) { cooperativeClient in
+            ) { taskCancellingClient in
                 let shared = CancellationRequest(cancelAfter: .seconds(3600))
                 defer { shared.cancel() }
                 // What is measured, each a unary call with a 1 h deadline (all send grpc-timeout).
@@ -111,8 +111,8 @@ func measureCallOverhead(rounds: Int, callsPerRound: Int, countedCalls counted: 
                         }
                     ),
                     (
-                        "the same, handler's task not cancelled",
-                        { try await CallKind.futureLib(shared.token).call(cooperativeClient) }
+                        "the same, handler's task cancelled",
+                        { try await CallKind.futureLib(shared.token).call(taskCancellingClient) }
                     ),
                 ]
                 // GRPC_BENCH_ONLY=<kind> (0 to 4): only that kind's calls, `counted` of them after a short warm-up, with

@@ -35,10 +35,14 @@ func runLeaf(_ timeline: Timeline, portFile: String, work: Duration) async throw
         let token = RPCCancellation.token
         let started = ContinuousClock.now
         timeline.event(label, "RPC started; time left: \(milliseconds(RPCCancellation.timeRemaining))")
-        token.onCancel { timeline.event(label, "token fired: \(reasonName(token))") }
         do {
             // `Task.sleep` stops when the token fires: `withCancellation` cancels this task then.
-            try await withCancellation(token) { try await Task.sleep(for: work) }
+            try await withCancellation(token) {
+                // Registered after `withCancellation`'s handler, so it runs first (newest first): the timeline says
+                // "token fired" before "stopped".
+                token.onCancel { timeline.event(label, "token fired: \(reasonName(token))") }
+                try await Task.sleep(for: work)
+            }
         } catch {
             timeline.event(
                 label,

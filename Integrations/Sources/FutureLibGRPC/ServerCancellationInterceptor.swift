@@ -3,8 +3,8 @@ public import GRPCCore
 
 /// Gives every RPC handler a token (``RPCCancellation/token``) that is cancelled when the client cancels the RPC,
 /// when its deadline (`grpc-timeout`) passes, or when the server shuts down gracefully, each with its reason; ends
-/// an RPC whose handler failed because of it with the status of the reason. As with Hummingbird's and Vapor's
-/// request tokens, the handler's task is left alone unless you ask for it (`cancelsHandlerTask: true`).
+/// an RPC whose handler failed because of it with the status of the reason. The handler's task is left alone unless
+/// you ask for it (`cancelsHandlerTask: true`).
 ///
 /// ```swift
 /// let cancellation = ServerCancellationInterceptor()
@@ -38,7 +38,7 @@ public import GRPCCore
 ///   the reason as the error's `cause`; never `UNKNOWN`. A handler that returns normally keeps its answer.
 /// - **The handler's task.** GRPCCore never cancels it, and by default neither does the interceptor: the handler
 ///   runs in the RPC's own task, and the token stops what it was handed to (`withCancellation(_:operation:)`
-///   brings it to code written for task cancellation), as Go's context and grpc-java's `Context` do. With
+///   brings it to code written for task cancellation). With
 ///   `cancelsHandlerTask: true` the handler runs in a child task that the token cancels, so code that ignores the
 ///   token still stops at its next cancellable `await`; that child task costs each RPC allocations and time.
 /// - Calls made inside the handler inherit the token (``RPCCancellation``): install ``ClientCancellationInterceptor``

@@ -165,12 +165,16 @@ struct ServerCancellationInterceptorTests {
         #expect(reasons.all == ["CancellationError"])
     }
 
-    @Test(arguments: [true, false])
+    /// `nil`: the interceptor's default.
+    @Test(arguments: [nil, true, false] as [Bool?])
     func `the handler's task is left alone by default, and cancelled when the token fires if asked`(
-        cancelsHandlerTask: Bool
+        asked: Bool?
     )
         async throws
     {
+        var interceptor = ServerCancellationInterceptor()
+        if let asked { interceptor = ServerCancellationInterceptor(cancelsHandlerTask: asked) }
+        let cancelsHandlerTask = asked ?? false
         let taskCancelled = Recorder<Bool>()
         let service = ProbeService { _, _, _ in
             // Ignores the token; only a cancelled task ends the sleep early.
@@ -181,7 +185,7 @@ struct ServerCancellationInterceptorTests {
         }
         try await withLoopbackServer(
             service,
-            interceptors: [ServerCancellationInterceptor(cancelsHandlerTask: cancelsHandlerTask)]
+            interceptors: [interceptor]
         ) { port, _ in
             try await withLoopbackClient(port: port) { client in
                 let outcome = await outcome { try await client.probe("x", metadata: ["grpc-timeout": "100m"]) }

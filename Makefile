@@ -7,7 +7,7 @@ SHIM_CC ?= $(shell command -v cc || command -v clang)
 TEST_FLAGS ?= -Xswiftc -warnings-as-errors
 
 .PHONY: help build test forms-update api-check api-breakage test-wide test-release snippets demo lint format docs docs-site tsan tsan-consumer asan stress soak soak-ci bench bench-thresholds bench-thresholds-update bench-instructions bench-instructions-update bench-report bench-callgrind clean \
-	integrations-test integrations-test-package guide-example integrations-soak integrations-soak-ci bench-http demo-server demo-services bench-grpc fuzz-deadline-header stream-oracle
+	integrations-test integrations-test-package guide-example integrations-soak integrations-soak-ci bench-http bench-http-instructions demo-server demo-services bench-grpc fuzz-deadline-header stream-oracle
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -158,6 +158,10 @@ bench-http: ## What a request token and the AsyncHTTPClient adapter cost a serve
 	mkdir -p .build/bench-http
 	$(SHIM_CC) -shared -fPIC -O2 -o .build/bench-http/libmalloc-count.so Scripts/bench-http/malloc-count.c
 	python3 Scripts/bench-http.py $(BENCH_HTTP_FLAGS)
+
+bench-http-instructions: ## The Vapor cost servers' instructions per request under callgrind (plain, token with the middleware's defaults, token answering 499/504/503), and the functions that differ most; release, valgrind
+	cd Integrations && $(SWIFT) build -c release --product VaporCostServer
+	python3 Scripts/bench-http-instructions.py $${BENCH_HTTP_INSTRUCTIONS_FLAGS:---functions 25} VaporCostServer:plain VaporCostServer:default VaporCostServer:token
 
 demo-server: ## Run the server-side demo: AsyncHTTPClient requests cancelled by deadlines and graceful shutdown
 	cd Integrations && $(SWIFT) run DemoServer

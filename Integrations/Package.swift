@@ -293,6 +293,7 @@ let package = Package(
                 nioConcurrencyHelpers,
                 serviceLifecycle,
                 logging,
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ] + nioHTTP,
             swiftSettings: swiftSettings
         ),

@@ -75,6 +75,7 @@ COMPARISONS = {
     "vapor": (
         ("plain", "VaporCostServer", ["plain"]),
         ("token", "VaporCostServer", ["token"]),
+        ("token, middleware's defaults", "VaporCostServer", ["default"]),
     ),
     # Not in the default set: the same plain server twice, to see what the method itself reads when nothing differs.
     "vapor-aa": (

@@ -33,6 +33,10 @@ final class ClientDisconnectObserver: ChannelInboundHandler, RemovableChannelHan
         context.fireChannelInactive()
     }
 
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        ReadingObserver.delivering(self) { context.fireChannelRead(data) }
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, event == .inputClosed {
             connection.clientWentAway()
@@ -51,6 +55,12 @@ final class ClientDisconnectObserver: ChannelInboundHandler, RemovableChannelHan
         let key = ClientConnection.Key(remote: remote, loop: ObjectIdentifier(context.eventLoop))
         self.key = key
         ClientConnection.register(connection, for: key)
+    }
+
+    /// The connection, if it is registered under `key`: what `ClientConnection.connection(remote:loop:)` would find
+    /// in its table for a request that arrives in this observer's read.
+    func connection(registeredAs key: ClientConnection.Key) -> ClientConnection? {
+        self.key == key ? connection : nil
     }
 
     private func clientWentAway() {
@@ -142,8 +152,11 @@ final class ClientConnection: Sendable {
 
     /// Registers the connection's one handler on `shutdown` (at once, if it is cancelled already).
     private func follow(_ shutdown: CancellationToken) {
-        let registration = shutdown.onCancel { [weak self] in
-            self?.shutDown(reason: shutdown.cancellationReason ?? CancellationError())
+        // The handler holds the state, not the connection: a weak reference would give the connection a side table,
+        // which makes each of a request's retains and releases of it take the runtime's slow path
+        // (`make bench-http-instructions`). The connection's end removes the handler, and with it the reference.
+        let registration = shutdown.onCancel { [state] in
+            Self.shutDown(state, reason: shutdown.cancellationReason ?? CancellationError())
         }
         let isGone = state.withLockedValue { state in
             if !state.isGone { state.shutdownRegistration = registration }
@@ -154,7 +167,7 @@ final class ClientConnection: Sendable {
 
     /// The shutdown token fired: cancels the requests in flight, outside the lock, and every later one at once, with
     /// its reason.
-    private func shutDown(reason: any Error) {
+    private static func shutDown(_ state: NIOLockedValueBox<State>, reason: any Error) {
         // The registration and the requests leave the lock before they are released: dropping the last reference
         // to either can release a handler (user code).
         let (inFlight, registration) = state.withLockedValue { state in
@@ -199,6 +212,11 @@ final class ClientConnection: Sendable {
     static func connection(remote: SocketAddress?, loop: any EventLoop) -> ClientConnection? {
         guard let remote else { return nil }
         let key = Key(remote: remote, loop: ObjectIdentifier(loop))
+        // Most requests arrive in their connection's read, on this thread: its observer answers without the table's
+        // lock and hash. Another connection's read (a pipelined request delivered later) has another key.
+        if let reading = ReadingObserver.current, let connection = reading.connection(registeredAs: key) {
+            return connection
+        }
         return connections.withLockedValue { $0[key] }
     }
 

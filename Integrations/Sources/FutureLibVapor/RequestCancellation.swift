@@ -10,10 +10,13 @@ public import Vapor
 /// }
 /// ```
 public struct RequestCancellation: Sendable {
-    let request: CancellationRequest?
-    let connection: ClientConnection?
-    /// The caller's deadline, from the request's deadline header.
-    var caller: CancellationDeadline? = nil
+    // One reference and nothing else: Vapor's `Request.storage` copies and destroys the value through its generic
+    // code several times a request, retaining and releasing each reference in it, and a `CancellationDeadline` (a
+    // clock in an existential) would make each copy dearer still (`make bench-http-instructions`).
+    let state: RequestState?
+
+    var request: CancellationRequest? { state?.request }
+    var connection: ClientConnection? { state?.connection }
 
     /// The request's token, cancelled when its client goes away (reason `ClientDisconnectedError`), its deadline
     /// passes (`DeadlineExceededError`) or the application shuts down gracefully (`GracefulShutdownError`),
@@ -52,7 +55,7 @@ public struct RequestCancellation: Sendable {
     /// The request's token fires at the earlier of this and the route's deadline; read what is left of both with
     /// `request.cancellation.token.timeRemaining`.
     public var callerDeadline: CancellationDeadline? {
-        caller
+        state?.caller
     }
 
     /// Sets the request's deadline to `delay` from now, replacing an earlier one (the last call wins), but never
@@ -68,7 +71,27 @@ public struct RequestCancellation: Sendable {
     ///
     /// - Parameter delay: How long from now.
     public func setDeadline(_ delay: Duration) {
-        request?.cancel(after: delay, notAfter: caller)
+        request?.cancel(after: delay, notAfter: callerDeadline)
+    }
+}
+
+/// What ``RequestCancellationMiddleware`` keeps of a request: its cancellation, its connection (if observed) and its
+/// caller's deadline. The middleware's completion callback captures it and nothing else: a closure whose one capture
+/// is an object needs no context of its own.
+final class RequestState: Sendable {
+    let request: CancellationRequest
+    let connection: ClientConnection?
+    let caller: CancellationDeadline?
+
+    init(request: CancellationRequest, connection: ClientConnection?, caller: CancellationDeadline?) {
+        self.request = request
+        self.connection = connection
+        self.caller = caller
+    }
+
+    /// The route's response is ready: its connection stops watching it.
+    func finished() {
+        connection?.unwatch(request)
     }
 }
 
@@ -82,7 +105,7 @@ extension Request {
     /// }
     /// ```
     public var cancellation: RequestCancellation {
-        storage[RequestCancellationKey.self] ?? RequestCancellation(request: nil, connection: nil)
+        storage[RequestCancellationKey.self] ?? RequestCancellation(state: nil)
     }
 }
 

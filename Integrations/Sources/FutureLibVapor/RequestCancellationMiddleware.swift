@@ -94,9 +94,12 @@ public struct RequestCancellationMiddleware: Middleware {
     ///   - next: The rest of the chain.
     /// - Returns: The response of `next`, or the status of the reason (with `respondsToCancellation`).
     public func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
-        // One read of `request.storage` (a lock and a copy) serves both the check and the write below.
+        // One read of `request.storage` (a lock and a copy) serves both the check and the write below; `contains`
+        // looks the key up without Vapor's generic read and cast, which cost more than the rest of the check.
         var storage = request.storage
-        if let outer = storage[RequestCancellationKey.self], outer.request != nil {
+        if storage.contains(RequestCancellationKey.self), let outer = storage[RequestCancellationKey.self],
+            outer.request != nil
+        {
             if let deadline { outer.setDeadline(deadline) }
             return next.respond(to: request)
         }
@@ -111,26 +114,25 @@ public struct RequestCancellationMiddleware: Middleware {
         } else {
             stop = CancellationRequest()
         }
-        var cancellation = RequestCancellation(request: stop, connection: connection)
-        cancellation.caller = callerDeadline(of: request)
-        storage[RequestCancellationKey.self] = cancellation
+        let state = RequestState(request: stop, connection: connection, caller: callerDeadline(of: request))
+        storage[RequestCancellationKey.self] = RequestCancellation(state: state)
         request.storage = storage
         connection?.watch(stop) { request.application.requestShutdown.token }
-        stop.cancel(after: deadline, notAfter: cancellation.caller)
+        stop.cancel(after: deadline, notAfter: state.caller)
         let response = next.respond(to: request)
         guard respondsToCancellation else {
-            guard let connection else { return response }
-            return response.always { _ in connection.unwatch(stop) }
+            guard connection != nil else { return response }
+            return response.always { _ in state.finished() }
         }
         // One callback and one promise (not `flatMapErrorThrowing` then `map`: two of each).
         let answer = response.eventLoop.makePromise(of: Response.self)
         response.whenComplete { result in
-            connection?.unwatch(stop)
+            state.finished()
             switch result {
             case .success(let response):
                 answer.succeed(response)
             case .failure(let error):
-                if let reason = stop.token.cancellationReason,
+                if let reason = state.request.token.cancellationReason,
                     let status = HTTPResponseStatus(cancellationReason: reason)
                 {
                     answer.succeed(Response(status: status))

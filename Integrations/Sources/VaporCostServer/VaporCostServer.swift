@@ -3,6 +3,8 @@
 //     VaporCostServer plain PORT    a Vapor application whose `GET /` answers "ok"
 //     VaporCostServer token PORT    the same with `.httpObservingClientDisconnects` and RequestCancellationMiddleware,
 //                                   its route reading `request.cancellation.token` and calling nothing
+//     VaporCostServer default PORT  the token application with the middleware's defaults (errors go on to Vapor's
+//                                   error handling: no promise of the middleware's own)
 //     VaporCostServer observer PORT the plain application on `.httpObservingClientDisconnects`
 //     VaporCostServer pass PORT     the plain application with a middleware that only calls `next`
 //     VaporCostServer promise PORT  the plain application with a middleware that answers through a promise of its own
@@ -19,7 +21,21 @@ import Vapor
 
 @main
 enum VaporCostServer {
-    static func main() async throws {
+    /// Serves from a task while the main thread sleeps: no `dispatchMain()` (an `async` `main` runs it), which
+    /// valgrind cannot run (`make bench-http-instructions` runs this server under callgrind).
+    static func main() {
+        Task.detached {
+            do {
+                try await serve()
+            } catch {
+                print("VaporCostServer: \(error)")
+                exit(1)
+            }
+        }
+        while true { sleep(3600) }
+    }
+
+    static func serve() async throws {
         let mode = CommandLine.arguments.dropFirst().first ?? "plain"
         let port = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 8080
 
@@ -33,9 +49,9 @@ enum VaporCostServer {
         app.http.server.configuration.hostname = "127.0.0.1"
         app.http.server.configuration.port = port
         switch mode {
-        case "token", "unobserved":
-            if mode == "token" { app.servers.use(.httpObservingClientDisconnects) }
-            app.middleware.use(RequestCancellationMiddleware(respondsToCancellation: true))
+        case "token", "unobserved", "default":
+            if mode != "unobserved" { app.servers.use(.httpObservingClientDisconnects) }
+            app.middleware.use(RequestCancellationMiddleware(respondsToCancellation: mode != "default"))
             app.get { request -> String in
                 request.cancellation.token.isCancellationRequested ? "cancelled" : "ok"
             }

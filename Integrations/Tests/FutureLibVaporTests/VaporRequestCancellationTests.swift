@@ -81,6 +81,26 @@ extension VaporApplicationTests {
             }
         }
 
+        @Test(
+            "a request pipelined behind a slow one, delivered after the first one's response (outside its connection's read), still follows its client"
+        )
+        func pipelinedRequestFollowsItsClient() async throws {
+            try await withVaporApp { app in
+                let client = try await RawHTTPClient.connect(port: app.port, group: app.group)
+                // One write: Vapor holds the second request until the first one's response (an upstream call's,
+                // written from a task) is out.
+                let requests = ["/proxy?ms=100&tag=first", "/wait?tag=pipelined"]
+                    .map { "GET \($0) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" }.joined()
+                try await client.channel.writeAndFlush(ByteBuffer(string: requests)).get()
+                #expect(await waitUntil { app.waiting.withLockedValue { $0.contains("pipelined") } })
+                #expect(client.text.hasPrefix("HTTP/1.1 200"))
+                try await client.channel.close()
+                #expect(await waitUntil { app.reason("pipelined") != nil })
+                #expect(app.reason("pipelined") is ClientDisconnectedError)
+                #expect(await waitUntil { ClientConnection.registeredCount == 0 })
+            }
+        }
+
         @Test("Vapor does not cancel the route's task when its client goes away: only the token says so")
         func routeTaskIsNotCancelled() async throws {
             try await withVaporApp { app in

@@ -49,6 +49,9 @@ public struct ServerCancellationInterceptor: ServerInterceptor {
     /// Whether the handler's task is cancelled when its token fires.
     public let cancelsHandlerTask: Bool
     private let serverShutdown: ServerShutdown
+
+    /// The server's shutdown request, to which each RPC in flight is linked (for the tests' count of the links).
+    var serverShutdownRequest: CancellationRequest { serverShutdown.request }
     /// The graceful-shutdown handler every RPC registers with swift-service-lifecycle: one closure for the server.
     private let onGracefulShutdown: @Sendable () -> Void
 

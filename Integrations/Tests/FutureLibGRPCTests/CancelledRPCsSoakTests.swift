@@ -1,9 +1,10 @@
 import Foundation
-import FutureLibGRPC
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import NIOConcurrencyHelpers
 import Testing
+
+@testable import FutureLibGRPC
 
 extension GRPCLoopbackSuites {
     /// Many RPCs on one channel, half of them cancelled by their client token while in flight, in two rounds.
@@ -43,7 +44,8 @@ extension GRPCLoopbackSuites {
                 try token.checkCancellation()
                 return "not cancelled"
             }
-            try await withLoopbackServer(service, interceptors: [ServerCancellationInterceptor(shutdown: stop.token)]) {
+            let interceptor = ServerCancellationInterceptor(shutdown: stop.token)
+            try await withLoopbackServer(service, interceptors: [interceptor]) {
                 port,
                 _ in
                 try await withLoopbackClient(port: port) { client in
@@ -76,9 +78,17 @@ extension GRPCLoopbackSuites {
                         #expect(neither == 0)
                     }
                     #expect(active.withLockedValue { $0 } == 0)
-                    // Every RPC's link to the server-wide token is gone.
-                    try await eventually { String(reflecting: stop).contains(" 0 handlers") }
+                    // Every RPC's links, to the shutdown token and to the server's own shutdown, are gone.
+                    let serverShutdown = interceptor.serverShutdownRequest
+                    try await eventually {
+                        String(reflecting: stop).contains(" 0 handlers")
+                            && String(reflecting: serverShutdown).contains(" 0 handlers")
+                    }
                     #expect(String(reflecting: stop).contains(" 0 handlers"), "\(String(reflecting: stop))")
+                    #expect(
+                        String(reflecting: serverShutdown).contains(" 0 handlers"),
+                        "\(String(reflecting: serverShutdown))"
+                    )
                     print("resident set growth over the second round: \((resident[1] - resident[0]) / 1024) KiB")
                 }
             }

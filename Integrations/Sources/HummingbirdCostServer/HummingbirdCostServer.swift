@@ -44,7 +44,21 @@ enum HummingbirdCostServer {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    static func main() async throws {
+    /// Serves from a detached task while the main thread sleeps: no `dispatchMain()` (an `async` `main` runs it),
+    /// which valgrind cannot run (`make bench-http-instructions` runs this server under callgrind).
+    static func main() {
+        Task.detached {
+            do {
+                try await serve()
+            } catch {
+                print("HummingbirdCostServer: \(error)")
+                exit(1)
+            }
+        }
+        while true { sleep(3600) }
+    }
+
+    static func serve() async throws {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let mode = arguments.first ?? "plain"
         let port = arguments.dropFirst().first.flatMap { Int($0) } ?? 8080

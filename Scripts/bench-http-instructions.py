@@ -19,6 +19,7 @@ compared without them.
 """
 
 import argparse
+import importlib.util
 import os
 import re
 import shutil
@@ -31,6 +32,10 @@ import time
 from collections import defaultdict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# `make bench-http`'s script, for its check that a server answers (its name is not a module name).
+_spec = importlib.util.spec_from_file_location("bench_http", os.path.join(ROOT, "Scripts", "bench-http.py"))
+bench_http = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench_http)
 RELEASE = os.environ.get("BENCH_HTTP_BINARIES", os.path.join(ROOT, "Integrations", ".build", "release"))
 REQUEST = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 THREAD_ENTRY = re.compile(r"^(clone|start_thread)|ThreadOpsPosix|setupThread|NIOThreadC")
@@ -77,15 +82,6 @@ def load(port: int, requests: int, connections: int) -> None:
         sys.exit(f"bench-http-instructions: {failures[0]}")
 
 
-def answers(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
-            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-            return s.recv(64).startswith(b"HTTP/1.1 200")
-    except OSError:
-        return False
-
-
 def total(path: str) -> int:
     with open(path) as f:
         for line in f:
@@ -127,7 +123,7 @@ def measure(side: str, port: int, options, folder: str) -> tuple:
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         end = time.time() + 300
-        while not answers(port):
+        while not bench_http.answers(port):
             if process.poll() is not None or time.time() > end:
                 sys.exit(f"bench-http-instructions: {side} did not start under valgrind")
             time.sleep(0.5)

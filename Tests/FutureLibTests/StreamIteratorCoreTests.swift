@@ -235,7 +235,8 @@ struct StreamIteratorCoreTests {
 
             init() {
                 let (values, seen, ended) = (promise.stream.values(buffering: .unbounded), seen, ended)
-                loop = Task {
+                // Off the cooperative pool: `check` blocks on its end while the race holds `HeavyGate`.
+                loop = Task(executorPreference: DedicatedTaskExecutor.shared) {
                     do {
                         for try await value in values { seen.withLock { $0.append(value) } }
                     } catch {

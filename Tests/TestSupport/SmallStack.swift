@@ -13,11 +13,9 @@ package let smallStackSize = 512 << 10
 /// cooperative thread) until it returns: a test that overflows that stack crashes there, which is what
 /// the depth tests guard against. One such job (see ``HeavyGate``) at a time in the process.
 package func onSmallStack(stackSize: Int = smallStackSize, _ body: @escaping @Sendable () -> Void) async {
-    await HeavyGate.shared.enter()
-    defer { HeavyGate.shared.leave() }
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         let work = SmallStackWork {
-            body()
+            HeavyGate.shared.holding(body)
             continuation.resume()
         }
         let attributes = UnsafeMutablePointer<pthread_attr_t>.allocate(capacity: 1)

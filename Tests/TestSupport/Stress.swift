@@ -32,27 +32,19 @@ package func race<State: Sendable>(
     actions: [@Sendable (State) -> Void],
     check: @escaping @Sendable (State) -> String?
 ) async -> [String] {
-    await HeavyGate.shared.enter()
-    defer { HeavyGate.shared.leave() }
     let failures = Locked<[String]>([])
     let current = Locked<State?>(nil)
     let barrier = SpinBarrier(parties: actions.count)
-    await withTaskGroup(of: Void.self) { group in
-        for index in actions.indices {
-            group.addTask {
-                await onDedicatedThread {
-                    let action = actions[index]
-                    for round in 0..<iterations {
-                        if index == 0 { current.withLock { $0 = setup() } }
-                        barrier.arriveAndWait()
-                        let state = current.value!
-                        action(state)
-                        barrier.arriveAndWait()
-                        if index == 0, let failure = check(state) {
-                            failures.withLock { if $0.count < 10 { $0.append("round \(round): \(failure)") } }
-                        }
-                    }
-                }
+    await onThreads(actions.count) { index in
+        let action = actions[index]
+        for round in 0..<iterations {
+            if index == 0 { current.withLock { $0 = setup() } }
+            barrier.arriveAndWait()
+            let state = current.value!
+            action(state)
+            barrier.arriveAndWait()
+            if index == 0, let failure = check(state) {
+                failures.withLock { if $0.count < 10 { $0.append("round \(round): \(failure)") } }
             }
         }
     }

@@ -44,27 +44,39 @@ private final class DedicatedThreadWork<T: Sendable>: @unchecked Sendable {
 /// Runs seconds of CPU-bound work (a million-link chain, a million registrations) on a dedicated
 /// thread, one such job (or spinning group, see ``HeavyGate``) at a time in the process.
 package func onHeavyThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await HeavyGate.shared.enter()
-    defer { HeavyGate.shared.leave() }
-    return await onDedicatedThread(body)
+    await onDedicatedThread { HeavyGate.shared.holding(body) }
 }
 
 /// Starts `count` dedicated threads, releases them together through a barrier, and runs
-/// `body(index)` on each. Suspends until every one returned.
+/// `body(index)` on each. Suspends until every one returned. One such group (or heavy job, see
+/// ``HeavyGate``) at a time in the process.
 package func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
-    await HeavyGate.shared.enter()
-    defer { HeavyGate.shared.leave() }
-    let barrier = SpinBarrier(parties: count)
-    await withTaskGroup(of: Void.self) { group in
-        for index in 0..<count {
-            group.addTask {
-                await onDedicatedThread {
-                    barrier.arriveAndWait()
-                    body(index)
-                }
+    await onDedicatedThread {
+        HeavyGate.shared.holding {
+            let barrier = SpinBarrier(parties: count)
+            onNewThreadsJoined(count) { index in
+                barrier.arriveAndWait()
+                body(index)
             }
         }
     }
+}
+
+/// Runs `body(index)` on `count` new threads and blocks the calling thread (a dedicated one, never
+/// a cooperative one) until every one returned; each thread releases its closure before that.
+private func onNewThreadsJoined(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let finished = DispatchGroup()
+    for index in 0..<count {
+        let work = DedicatedThreadWork { body(index) }
+        finished.enter()
+        let thread = Thread {
+            work.run()
+            finished.leave()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+    finished.wait()
 }
 
 /// Identifies the calling thread, to check on which thread a handler ran.
@@ -266,39 +278,28 @@ package final class RunProbe: Sendable {
 // MARK: - One spinning group at a time
 
 /// Lets one group of spinning threads (``onThreads(_:_:)``, ``race(iterations:setup:actions:check:)``)
-/// or one heavy job (``onHeavyThread(_:)``) run at a time in the whole test process.
+/// or one heavy job (``onHeavyThread(_:)``, ``onSmallStack(stackSize:_:)``) run at a time in the
+/// whole test process.
 ///
 /// Swift Testing runs suites in parallel. Several race suites at once put a dozen threads spinning
 /// on barriers onto 2 cores: each round then waits for the scheduler to run a partner thread,
 /// and the rest of the process (the cooperative pool, Dispatch's timer threads) starves for tens
-/// of seconds. Waiting here suspends the task; it holds no thread.
+/// of seconds.
+///
+/// The one that waits here is the job's own dedicated thread, never a task: the gate passes from
+/// one job to the next without a cooperative thread. Synchronous tests run on the cooperative pool
+/// (2 threads here) and may keep it busy for seconds; a gate that a task entered and left held
+/// every other job back while that task waited for a thread to resume on, before and after its
+/// work (Performance.md, "The whole CI run").
 package final class HeavyGate: Sendable {
     package static let shared = HeavyGate()
 
-    private let state = Locked<(busy: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let turn = DispatchSemaphore(value: 1)
 
-    package func enter() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let entered = state.withLock { state -> Bool in
-                guard state.busy else {
-                    state.busy = true
-                    return true
-                }
-                state.waiters.append(continuation)
-                return false
-            }
-            if entered { continuation.resume() }  // outside the lock
-        }
-    }
-
-    package func leave() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.waiters.isEmpty else {
-                state.busy = false
-                return nil
-            }
-            return state.waiters.removeFirst()  // stays busy: handed over
-        }
-        next?.resume()  // outside the lock
+    /// Blocks the calling (dedicated) thread until no other job runs, then runs `body`.
+    package func holding<T>(_ body: () -> T) -> T {
+        turn.wait()
+        defer { turn.signal() }
+        return body()
     }
 }

@@ -1,0 +1,48 @@
+import Foundation
+
+/// A task executor with a thread of its own: a task started with it as its preference runs there,
+/// not on the cooperative pool.
+///
+/// For a task that a race's thread blocks on while it holds ``HeavyGate``: synchronous tests run
+/// on the cooperative pool (2 threads here) and may keep it busy for seconds, and a task that
+/// waited for a cooperative thread there held every other heavy job back with it.
+///
+/// ```swift
+/// let loop = Task(executorPreference: DedicatedTaskExecutor.shared) {
+///     for try await value in stream.values() { seen.withLock { $0.append(value) } }
+/// }
+/// ```
+// Sendable: `jobs` is read and written only under `condition`'s lock.
+package final class DedicatedTaskExecutor: TaskExecutor, @unchecked Sendable {
+    /// One executor thread for the whole test process.
+    package static let shared = DedicatedTaskExecutor()
+
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+
+    private init() {
+        let thread = Thread { [unowned self] in runJobs() }
+        thread.name = "DedicatedTaskExecutor"
+        thread.start()
+    }
+
+    package func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Runs the jobs in the order they came, forever (the executor is never released).
+    private func runJobs() -> Never {
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let batch = jobs
+            jobs.removeAll(keepingCapacity: true)
+            condition.unlock()
+            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }  // outside the lock
+        }
+    }
+}

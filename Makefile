@@ -126,16 +126,19 @@ stream-oracle: ## Differential tests of the stream operators against swift-async
 # package build). libFuzzer writes the inputs it finds to .build/fuzz/; the committed seeds are read only. A crash
 # (a trap, an AddressSanitizer report, or a broken rule the target checks) fails the target and leaves its input
 # in .build/fuzz/crash-<hash> (replay: .build/fuzz/deadline-header .build/fuzz/crash-<hash>).
-FUZZ_TIME ?= 60
+# Fork mode runs FUZZ_FORKS fuzzing processes side by side, so that both of CI's 2 cores fuzz; a crash in one of
+# them stops the run and fails it, as without forks.
+FUZZ_TIME ?= 30
+FUZZ_FORKS ?= 2
 FUZZ_DEADLINE_SOURCES = $(addprefix Integrations/Sources/FutureLibHTTPDeadline/,TimeoutDigits.swift \
 	MillisecondsTimeout.swift GRPCTimeout.swift DeadlineHeader.swift) Integrations/Fuzz/DeadlineHeader/main.swift
-fuzz-deadline-header: ## libFuzzer (-sanitize=fuzzer,address) on the deadline header parsers (Connect-Timeout-Ms, grpc-timeout) for FUZZ_TIME seconds (60), from the seeds in Integrations/Fuzz/DeadlineHeader/corpus
+fuzz-deadline-header: ## libFuzzer (-sanitize=fuzzer,address) on the deadline header parsers (Connect-Timeout-Ms, grpc-timeout) for FUZZ_TIME seconds (30) in FUZZ_FORKS processes (2), from the seeds in Integrations/Fuzz/DeadlineHeader/corpus
 	mkdir -p .build/fuzz/deadline-header-corpus
 	$(SWIFTC) -sanitize=fuzzer,address -parse-as-library -O $(FUZZ_DEADLINE_SOURCES) \
 		-o .build/fuzz/deadline-header 2> .build/fuzz/build.log || { cat .build/fuzz/build.log; exit 1; }
 	@# The gold linker warns about every AddressSanitizer helper it cannot export; nothing else is expected.
 	@grep -v "Cannot export local symbol" .build/fuzz/build.log || true
-	.build/fuzz/deadline-header -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=.build/fuzz/ \
+	.build/fuzz/deadline-header -fork=$(FUZZ_FORKS) -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=.build/fuzz/ \
 		.build/fuzz/deadline-header-corpus Integrations/Fuzz/DeadlineHeader/corpus
 
 # The requests: completed at once, through an upstream, cut by their deadline, from a client that leaves; each

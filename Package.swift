@@ -69,6 +69,13 @@ let package = Package(
             path: "Tests/TestCombinators",
             swiftSettings: swiftSettings
         ),
+        // The outcomes, errors and contexts that both FutureLib test targets use.
+        .target(
+            name: "FutureTestSupport",
+            dependencies: ["FutureLib"],
+            path: "Tests/FutureTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "CancellationTests",
             dependencies: ["Cancellation", "FutureLibConcurrencyHelpers", "TestSupport"],
@@ -81,7 +88,18 @@ let package = Package(
         ),
         .testTarget(
             name: "FutureLibTests",
-            dependencies: ["FutureLib", "FutureLibConcurrencyHelpers", "TestSupport", "TestCombinators"],
+            dependencies: [
+                "FutureLib", "FutureLibConcurrencyHelpers", "TestSupport", "TestCombinators", "FutureTestSupport",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The streams' tests, a target of their own: `make test-release` compiles each test target whole-module on
+        // one core, and apart from the futures' tests the two compile side by side.
+        .testTarget(
+            name: "FutureStreamTests",
+            dependencies: [
+                "FutureLib", "FutureLibConcurrencyHelpers", "TestSupport", "TestCombinators", "FutureTestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -25,8 +25,9 @@ it also checks what a change to a combinator must touch besides its source file:
     or an async closure) belongs to a row of ROWS, and every cell of a row is ✓ for all of the
     row's combinators or for none (a ✗ cell has a note);
   - every combinator of ROWS is called in the shape test file (FORMS_SHAPES below), and its test
-    file, named after its source file (Future+Map.swift → Tests/FutureLibTests/Future+MapTests.swift),
-    exists and names it.
+    file, named after its source file (Future+Map.swift → Tests/FutureLibTests/Future+MapTests.swift;
+    a stream's, FutureStream+Map.swift → Tests/FutureStreamTests/FutureStream+MapTests.swift), exists
+    and names it.
 
 `make forms-update` (`--update`) rewrites the forms files and the tables on purpose; commit them
 with the change that made them differ. Exit status: 0 when all agree, 1 when not, 2 on a setup error.
@@ -46,6 +47,11 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 MODULES = ["Cancellation", "FutureLib", "FutureLibFoundation"]
 FORMS_DIR = os.path.join("Documentation", "API")
 FORMS_SHAPES = os.path.join("Tests", "FutureLibTests", "FutureShapesTests.swift")
+
+
+def test_target(test_file):
+    """The test target a combinator's test file belongs to: the streams' tests have their own."""
+    return "FutureStreamTests" if test_file.startswith("FutureStream") else "FutureLibTests"
 TABLE_DOCUMENTS = [
     os.path.join("Documentation", "Futures.md"),
     os.path.join("Sources", "FutureLib", "FutureLib.docc", "Combinators.md"),
@@ -467,7 +473,7 @@ def forgotten_tests(lines, locations, problems):
         if not source or not source.startswith("Sources/FutureLib/"):
             continue
         default = os.path.basename(source)[: -len(".swift")] + "Tests.swift"
-        tests = [os.path.join("Tests", "FutureLibTests", name) for name in TEST_FILES.get(source, [default])]
+        tests = [os.path.join("Tests", test_target(name), name) for name in TEST_FILES.get(source, [default])]
         if (source, call) in seen:
             continue
         seen.add((source, call))

@@ -1,5 +1,6 @@
 import Dispatch
 import FutureLib
+import FutureTestSupport
 import TestCombinators
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import FutureLib
+import FutureTestSupport
 import TestCombinators
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import FutureLib
+import FutureTestSupport
 import TestSupport
 import Testing
 

@@ -1,3 +1,4 @@
+import FutureTestSupport
 import TestSupport
 import Testing
 

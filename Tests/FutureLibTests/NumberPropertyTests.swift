@@ -1,5 +1,6 @@
 import Foundation
 import FutureLib
+import FutureTestSupport
 import TestSupport
 import Testing
 

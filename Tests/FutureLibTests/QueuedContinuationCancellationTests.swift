@@ -1,5 +1,6 @@
 import Dispatch
 import FutureLib
+import FutureTestSupport
 import Synchronization
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import FutureLib
+import FutureTestSupport
 import TestSupport
 import Testing
 
@@ -18,11 +19,6 @@ struct ScaleTests {
 
     /// The continuations test's size: 10⁵ under `make stress`, a tenth of it in `make test`.
     static let continuations = Stress.override == nil ? Scale.hundredThousand / 10 : Scale.hundredThousand
-
-    /// In which order the tokens are cancelled.
-    enum CancelOrder: String, CaseIterable, Sendable {
-        case registration, reverse, random
-    }
 
     @Test(arguments: CancelOrder.allCases)
     func `continuations removed by their tokens from one pending future never run; the others run once, in order`(

@@ -2,6 +2,7 @@ import Cancellation
 import Dispatch
 import FutureLib
 import FutureLibConcurrencyHelpers
+import FutureTestSupport
 import Synchronization
 import TestCombinators
 import TestSupport

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import FutureLib
+import FutureTestSupport
 import TestSupport
 import Testing
 

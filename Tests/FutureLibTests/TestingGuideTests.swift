@@ -1,5 +1,6 @@
 import Dispatch
 import FutureLib
+import FutureTestSupport
 import Testing
 
 // The examples of Documentation/Testing.md, compiled and run: a renamed API breaks the build.

@@ -1,5 +1,6 @@
 import Dispatch
 import FutureLib
+import FutureTestSupport
 import XCTest
 
 // The XCTest example of Documentation/Testing.md, run (`swift test` runs XCTest and Swift Testing

@@ -1,5 +1,6 @@
 import Foundation
 import FutureLib
+import FutureTestSupport
 import TestSupport
 
 /// The reference model: from the operation list alone (and what `unregister()`/`tryFulfill`

@@ -1,3 +1,4 @@
+import FutureTestSupport
 import TestSupport
 
 /// One step of a model run, executed by one of ``ModelScenario/threadCount`` threads.

@@ -1,5 +1,6 @@
 import Foundation
 import FutureLib
+import FutureTestSupport
 import TestSupport
 
 /// Runs scenarios on ``ModelScenario/threadCount`` long-lived dedicated threads: per seed,

@@ -1,4 +1,5 @@
 import FutureLib
+import FutureTestSupport
 import TestSupport
 
 /// What a handler or continuation saw when it ran.

@@ -1,10 +1,7 @@
 import FutureLib
+import FutureTestSupport
 import Synchronization
 import TestSupport
-
-struct SampleError: Error, Equatable {
-    var code = 1
-}
 
 /// A result, awaited without blocking.
 func awaitOutcome<T>(_ future: Future<T>) async -> Result<T, any Error> {

@@ -1,14 +1,8 @@
 import FutureLib
+import FutureTestSupport
 import TestCombinators
 import TestSupport
 import Testing
-
-/// State that lives on the main actor, as a view model's does.
-@MainActor
-final class MainActorLog {
-    var entries: [Int] = []
-    var errors: [any Error] = []
-}
 
 /// Main-actor state the `.mainActor` operations (`retry`, `withTimeout`, `race`) touch without a hop.
 @MainActor final class Attempts {

@@ -1,4 +1,5 @@
 import FutureLib
+import FutureTestSupport
 import TestSupport
 
 /// What a `.synchronous` subscriber of a stream saw, written as marbles: a value as itself, an

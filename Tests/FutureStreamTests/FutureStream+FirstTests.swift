@@ -1,5 +1,6 @@
 import Cancellation
 import FutureLib
+import FutureTestSupport
 import TestSupport
 import Testing
 

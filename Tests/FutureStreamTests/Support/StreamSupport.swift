@@ -1,4 +1,5 @@
 import FutureLib
+import FutureTestSupport
 import TestSupport
 
 /// Records what one stream subscriber saw, in order: values, errors and the end.

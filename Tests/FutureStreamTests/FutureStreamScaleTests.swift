@@ -1,4 +1,5 @@
 import FutureLib
+import FutureTestSupport
 import TestSupport
 import Testing
 
@@ -17,9 +18,9 @@ struct FutureStreamScaleTests {
         let value: Int
     }
 
-    @Test(arguments: ScaleTests.CancelOrder.allCases)
+    @Test(arguments: CancelOrder.allCases)
     func `subscribers unsubscribed by their tokens get nothing more; the others get every value, in order`(
-        order: ScaleTests.CancelOrder
+        order: CancelOrder
     ) async {
         let count = Self.subscribers
         // Every tenth survives; the others are cancelled, half of them before value 1 and half after.

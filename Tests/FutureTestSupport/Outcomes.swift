@@ -1,13 +1,26 @@
-import Dispatch
-import FutureLib
+package import Dispatch
+package import FutureLib
 
 /// An error the tests fail futures with, told apart by its code.
-struct TestFailure: Error, Equatable {
-    var code = 1
+package struct TestFailure: Error, Equatable {
+    package var code = 1
+
+    package init(code: Int = 1) {
+        self.code = code
+    }
+}
+
+/// Another error the tests fail futures with, told apart by its code.
+package struct SampleError: Error, Equatable {
+    package var code = 1
+
+    package init(code: Int = 1) {
+        self.code = code
+    }
 }
 
 /// The future's result, awaited without blocking a thread (never throws).
-func settled<T>(_ future: Future<T>) async -> Result<T, any Error> {
+package func settled<T>(_ future: Future<T>) async -> Result<T, any Error> {
     do {
         return .success(try await future.value())
     } catch {
@@ -17,25 +30,25 @@ func settled<T>(_ future: Future<T>) async -> Result<T, any Error> {
 
 extension Result {
     /// Whether this is a failure with `CancellationError`.
-    var isCancellation: Bool {
+    package var isCancellation: Bool {
         if case .failure(let error) = self { return error is CancellationError }
         return false
     }
 
     /// The error of a failure, as `FutureError`, if it is one.
-    var futureError: FutureError? {
+    package var futureError: FutureError? {
         if case .failure(let error) = self { return error as? FutureError }
         return nil
     }
 
     /// The error of a failure, as `TestFailure`, if it is one.
-    var testFailure: TestFailure? {
+    package var testFailure: TestFailure? {
         if case .failure(let error) = self { return error as? TestFailure }
         return nil
     }
 
     /// The value of a success.
-    var successValue: Success? {
+    package var successValue: Success? {
         if case .success(let value) = self { return value }
         return nil
     }
@@ -43,22 +56,22 @@ extension Result {
 
 /// A serial queue that can tell whether code runs on it (a `DispatchSpecificKey`), to check the
 /// context a continuation ran on.
-final class ProbedQueue: Sendable {
-    let queue: DispatchQueue
+package final class ProbedQueue: Sendable {
+    package let queue: DispatchQueue
     private let key = DispatchSpecificKey<Int>()
 
-    init(label: String = "FutureLibTests.probed") {
+    package init(label: String = "FutureLibTests.probed") {
         queue = DispatchQueue(label: label)
         queue.setSpecific(key: key, value: 1)
     }
 
     /// Whether the caller runs on this queue right now.
-    var isCurrent: Bool {
+    package var isCurrent: Bool {
         DispatchQueue.getSpecific(key: key) == 1
     }
 
     /// Suspends until everything submitted to the (serial) queue so far has run.
-    func drain() async {
+    package func drain() async {
         await withCheckedContinuation { continuation in
             queue.async { continuation.resume() }
         }

@@ -47,11 +47,6 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 MODULES = ["Cancellation", "FutureLib", "FutureLibFoundation"]
 FORMS_DIR = os.path.join("Documentation", "API")
 FORMS_SHAPES = os.path.join("Tests", "FutureLibTests", "FutureShapesTests.swift")
-
-
-def test_target(test_file):
-    """The test target a combinator's test file belongs to: the streams' tests have their own."""
-    return "FutureStreamTests" if test_file.startswith("FutureStream") else "FutureLibTests"
 TABLE_DOCUMENTS = [
     os.path.join("Documentation", "Futures.md"),
     os.path.join("Sources", "FutureLib", "FutureLib.docc", "Combinators.md"),
@@ -454,6 +449,11 @@ TEST_FILES = {
     "Sources/FutureLib/Stream/FutureStream+Contains.swift": ["FutureStream+ReduceTests.swift"],
     "Sources/FutureLib/Stream/FutureStream+FlatMapLatest.swift": ["FutureStream+CombiningTests.swift"],
 }
+
+
+def test_target(test_file):
+    """The test target a combinator's test file belongs to: the streams' tests have their own."""
+    return "FutureStreamTests" if test_file.startswith("FutureStream") else "FutureLibTests"
 
 
 def forgotten_tests(lines, locations, problems):

@@ -16,8 +16,8 @@ import Darwin
 /// (`FUTURELIB_STRESS_ITERATIONS` set), 2×10⁴ in `make test`, 5×10³ under a sanitizer. Every one
 /// of them is far beyond what recursion survives on a 512 KB stack: about a thousand stream stages
 /// without a sanitizer, fewer under one, whose frames are several times larger. A sanitizer's run
-/// looks for races and memory errors, which a shallower chain shows as well; the depth attacks run
-/// one child process at a time, and at full depth they were most of that run's time.
+/// looks for races and memory errors, which a shallower chain shows as well, and the depth attacks
+/// run one child process at a time, each many times slower under it.
 enum AttackSize {
     static let isStress = ProcessInfo.processInfo.environment["FUTURELIB_STRESS_ITERATIONS"] != nil
 

@@ -4,8 +4,8 @@ import Foundation
 /// not on the cooperative pool.
 ///
 /// For a task that a race's thread blocks on while it holds ``HeavyGate``: synchronous tests run
-/// on the cooperative pool (2 threads here) and may keep it busy for seconds, and a task that
-/// waited for a cooperative thread there held every other heavy job back with it.
+/// on the cooperative pool (as many threads as processors) and may keep it busy for seconds, and a
+/// task waiting there for a thread would hold every other heavy job back with it.
 ///
 /// ```swift
 /// let loop = Task(executorPreference: DedicatedTaskExecutor.shared) {

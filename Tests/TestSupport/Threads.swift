@@ -16,12 +16,15 @@ import Synchronization
 package func onDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     let work = DedicatedThreadWork(body)
     return await withCheckedContinuation { continuation in
-        let thread = Thread {
-            continuation.resume(returning: work.run())
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
+        startDedicatedThread { continuation.resume(returning: work.run()) }
     }
+}
+
+/// Starts a thread with a 1 MB stack that runs `body`.
+private func startDedicatedThread(_ body: @escaping @Sendable () -> Void) {
+    let thread = Thread(block: body)
+    thread.stackSize = 1 << 20
+    thread.start()
 }
 
 /// The body of a dedicated thread, which the thread releases as soon as it returned.
@@ -69,12 +72,10 @@ private func onNewThreadsJoined(_ count: Int, _ body: @escaping @Sendable (Int) 
     for index in 0..<count {
         let work = DedicatedThreadWork { body(index) }
         finished.enter()
-        let thread = Thread {
+        startDedicatedThread {
             work.run()
             finished.leave()
         }
-        thread.stackSize = 1 << 20
-        thread.start()
     }
     finished.wait()
 }
@@ -286,11 +287,11 @@ package final class RunProbe: Sendable {
 /// and the rest of the process (the cooperative pool, Dispatch's timer threads) starves for tens
 /// of seconds.
 ///
-/// The one that waits here is the job's own dedicated thread, never a task: the gate passes from
-/// one job to the next without a cooperative thread. Synchronous tests run on the cooperative pool
-/// (2 threads here) and may keep it busy for seconds; a gate that a task entered and left held
-/// every other job back while that task waited for a thread to resume on, before and after its
-/// work (Performance.md, "The whole CI run").
+/// The one that waits here is the job's own dedicated thread, never a task, so the gate passes from
+/// one job to the next without a cooperative thread: synchronous tests run on the cooperative pool
+/// (as many threads as processors) and may keep it busy for seconds, and a gate held by a task
+/// would stay held while that task waited for a thread to resume on. Not reentrant: a job that
+/// waited for another heavy job inside its body would wait forever.
 package final class HeavyGate: Sendable {
     package static let shared = HeavyGate()
 

@@ -29,7 +29,9 @@ extension VaporApplicationTests {
             }
         }
 
-        @Test("a keep-alive client sends 10^4 requests on one connection, none fails, and the connection stays open")
+        @Test(
+            "a keep-alive client sends 10^4 requests on one connection, none fails, the connection stays open, and Vapor runs each request's middleware inside its connection's read"
+        )
         func keepAliveSurvives() async throws {
             try await withVaporApp { app in
                 try await HTTPClient.keepingOneConnection(on: app.group).shuttingDown { client in
@@ -41,6 +43,9 @@ extension VaporApplicationTests {
                     #expect(connections.count == 1, "the client's connection was closed and reopened")
                     #expect(ClientConnection.registeredCount == 1)
                     #expect(app.unobserved.withLockedValue { $0 } == 0)
+                    // Vapor ran every middleware chain inside the read of its request's connection: the
+                    // middleware found the connection from the reading observer, not from the table.
+                    #expect(app.outsideRead.withLockedValue { $0 } == 0)
                 }
                 #expect(await waitUntil { ClientConnection.registeredCount == 0 })
             }
@@ -94,6 +99,8 @@ extension VaporApplicationTests {
                 try await client.channel.writeAndFlush(ByteBuffer(string: requests)).get()
                 #expect(await waitUntil { app.waiting.withLockedValue { $0.contains("pipelined") } })
                 #expect(client.text.hasPrefix("HTTP/1.1 200"))
+                // The first request ran inside its connection's read, the pipelined one outside it.
+                #expect(app.outsideRead.withLockedValue { $0 } == 1)
                 try await client.channel.close()
                 #expect(await waitUntil { app.reason("pipelined") != nil })
                 #expect(app.reason("pipelined") is ClientDisconnectedError)

@@ -2,7 +2,6 @@
 // FutureLibAsyncHTTPClient with the request's token, and the clients that drive it.
 import AsyncHTTPClient
 import FutureLibAsyncHTTPClient
-import FutureLibVapor
 import IntegrationsTestSupport
 import Logging
 import NIOConcurrencyHelpers
@@ -10,6 +9,8 @@ import NIOCore
 import NIOPosix
 import Testing
 import Vapor
+
+@testable import FutureLibVapor
 
 /// The suites that run a Vapor application, one at a time: they count the connections the observers registered,
 /// which are process-wide.
@@ -26,6 +27,9 @@ struct VaporFixture: Sendable {
     let reasons: NIOLockedValueBox<[String: any Error]>
     /// Requests whose token did not follow their client (no observer found for their connection).
     let unobserved: NIOLockedValueBox<Int>
+    /// Requests whose middleware chain ran outside the read of their own connection, where
+    /// `RequestCancellationMiddleware` finds the connection in the table instead of the reading observer.
+    let outsideRead: NIOLockedValueBox<Int>
     /// Whether each `/wait` request's task was cancelled once its token was, by tag.
     let taskCancelled: NIOLockedValueBox<[String: Bool]>
     /// `/wait` requests whose handler has started, by tag.
@@ -61,6 +65,7 @@ func withVaporApp(
     let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
     let reasons = NIOLockedValueBox<[String: any Error]>([:])
     let unobserved = NIOLockedValueBox(0)
+    let outsideRead = NIOLockedValueBox(0)
     let taskCancelled = NIOLockedValueBox<[String: Bool]>([:])
     let waiting = NIOLockedValueBox<Set<String>>([])
     let soakEndings = NIOLockedValueBox<[Bool: Int]>([:])
@@ -74,6 +79,7 @@ func withVaporApp(
     )
     app.servers.use(.httpObservingClientDisconnects)
     app.middleware.use(RequestCancellationMiddleware(respondsToCancellation: true))
+    app.middleware.use(ReadCheckMiddleware(outsideRead: outsideRead))
     app.get("fast") { request -> String in
         if !request.cancellation.observesClient { unobserved.withLockedValue { $0 += 1 } }
         return request.remoteAddress?.description ?? "?"
@@ -119,6 +125,7 @@ func withVaporApp(
             upstream: upstream,
             reasons: reasons,
             unobserved: unobserved,
+            outsideRead: outsideRead,
             taskCancelled: taskCancelled,
             waiting: waiting,
             soakEndings: soakEndings,
@@ -136,4 +143,19 @@ func withVaporApp(
     try await upstream.shutdown()
     try await group.shutdownGracefully()
     if let failure { throw failure }
+}
+
+/// Counts the requests whose middleware runs outside the read of their own connection: the next middleware after
+/// `RequestCancellationMiddleware` runs where it ran, in the same call.
+private struct ReadCheckMiddleware: Middleware {
+    let outsideRead: NIOLockedValueBox<Int>
+
+    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
+        let insideOwnRead = request.remoteAddress.map { remote in
+            let key = ClientConnection.Key(remote: remote, loop: ObjectIdentifier(request.eventLoop))
+            return ReadingObserver.current?.connection(registeredAs: key) != nil
+        }
+        if insideOwnRead != true { outsideRead.withLockedValue { $0 += 1 } }
+        return next.respond(to: request)
+    }
 }

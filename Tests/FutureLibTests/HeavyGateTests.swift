@@ -26,4 +26,18 @@ struct HeavyGateTests {
         #expect(running.value.now == 0)
         #expect(running.value.most == 1)
     }
+
+    /// A task that prefers `DedicatedTaskExecutor` runs on the executor's own thread, before and after it
+    /// suspends, never on the cooperative pool where the test itself runs.
+    @Test func `a task preferring DedicatedTaskExecutor runs on its thread`() async {
+        let executor = DedicatedTaskExecutor.shared
+        let onItsThread = await Task(executorPreference: executor) {
+            let before = executor.isCurrentThread
+            await Task.yield()
+            try? await Task.sleep(for: .milliseconds(1))
+            return [before, executor.isCurrentThread]
+        }.value
+        #expect(onItsThread == [true, true])
+        #expect(!executor.isCurrentThread)
+    }
 }

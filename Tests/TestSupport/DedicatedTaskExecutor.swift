@@ -12,13 +12,15 @@ import Foundation
 ///     for try await value in stream.values() { seen.withLock { $0.append(value) } }
 /// }
 /// ```
-// Sendable: `jobs` is read and written only under `condition`'s lock.
+// Sendable: `jobs` and `thread` are read and written only under `condition`'s lock.
 package final class DedicatedTaskExecutor: TaskExecutor, @unchecked Sendable {
     /// One executor thread for the whole test process.
     package static let shared = DedicatedTaskExecutor()
 
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
+    /// The executor's thread, once it started.
+    private var thread: pthread_t?
 
     private init() {
         let thread = Thread { [unowned self] in runJobs() }
@@ -34,8 +36,24 @@ package final class DedicatedTaskExecutor: TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Whether the calling code runs on the executor's thread.
+    ///
+    /// ```swift
+    /// let onIt = await Task(executorPreference: DedicatedTaskExecutor.shared) {
+    ///     DedicatedTaskExecutor.shared.isCurrentThread
+    /// }.value
+    /// ```
+    package var isCurrentThread: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+    }
+
     /// Runs the jobs in the order they came, forever (the executor is never released).
     private func runJobs() -> Never {
+        condition.lock()
+        thread = pthread_self()
+        condition.unlock()
         while true {
             condition.lock()
             while jobs.isEmpty { condition.wait() }

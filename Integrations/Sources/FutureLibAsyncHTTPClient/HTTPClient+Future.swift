@@ -94,10 +94,7 @@ extension HTTPClient {
             deadline: .now() + timeout,
             logger: logger
         )
-        // AsyncHTTPClient tells the delegate how the request ended, except when it fails only the task (a redirect
-        // cycle, too many redirects, a client shut down): the task's failure ends the delegate too, a second end
-        // being ignored.
-        task.futureResult.whenFailure { delegate.didReceiveError(task: task, $0) }
+        delegate.follow(task)
         delegate.cancel(task, with: cancellationToken)
         return delegate.promise.future
     }

@@ -108,10 +108,7 @@ extension HTTPClient {
             deadline: .now() + timeout,
             logger: logger
         )
-        // AsyncHTTPClient tells the delegate how the request ended, except when it fails only the task (a redirect
-        // cycle, too many redirects, a client shut down): the task's failure ends the delegate too, a second end
-        // being ignored.
-        task.futureResult.whenFailure { delegate.didReceiveError(task: task, $0) }
+        delegate.follow(task)
         let registration = cancellationToken.onCancel { task.cancel() }
         defer { registration.unregister() }
         do {

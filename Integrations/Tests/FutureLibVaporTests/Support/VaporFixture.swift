@@ -151,11 +151,12 @@ private struct ReadCheckMiddleware: Middleware {
     let outsideRead: NIOLockedValueBox<Int>
 
     func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
-        let insideOwnRead = request.remoteAddress.map { remote in
-            let key = ClientConnection.Key(remote: remote, loop: ObjectIdentifier(request.eventLoop))
-            return ReadingObserver.current?.connection(registeredAs: key) != nil
+        let ownConnection = request.remoteAddress.flatMap { remote in
+            ReadingObserver.current?.connection(
+                registeredAs: ClientConnection.Key(remote: remote, loop: ObjectIdentifier(request.eventLoop))
+            )
         }
-        if insideOwnRead != true { outsideRead.withLockedValue { $0 += 1 } }
+        if ownConnection == nil { outsideRead.withLockedValue { $0 += 1 } }
         return next.respond(to: request)
     }
 }

@@ -3,7 +3,6 @@ import FoundationEssentials
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import Synchronization
 
 /// Hands AsyncHTTPClient's delegate callbacks to a task awaiting the response head, then streams the body to it,
 /// with back-pressure: what the `async` form of `execute` runs a request through, so that the token can cancel the
@@ -19,7 +18,8 @@ final class StreamedResponseDelegate: HTTPClientResponseDelegate, Sendable {
     private static let bufferedParts = 5
 
     private let request: HTTPClientRequest
-    private let state = Mutex(State())
+    // NIO's lock, which ThreadSanitizer sees (the standard library's `Mutex` it does not, on Linux).
+    private let state = NIOLockedValueBox(State())
 
     init(request: HTTPClientRequest) {
         self.request = request
@@ -44,9 +44,9 @@ final class StreamedResponseDelegate: HTTPClientResponseDelegate, Sendable {
 
     /// The response, once its head has arrived; its body streams from this object.
     func head() async throws -> HTTPClientResponse {
-        if let head = try state.withLock({ try $0.takeHead() }) { return response(head) }
+        if let head = try state.withLockedValue({ try $0.takeHead() }) { return response(head) }
         let head = try await withUnsafeThrowingContinuation { continuation in
-            let immediate = state.withLock { $0.waitForHead(continuation) }
+            let immediate = state.withLockedValue { $0.waitForHead(continuation) }
             if let immediate { continuation.resume(with: immediate) }
         }
         return response(head)
@@ -54,11 +54,11 @@ final class StreamedResponseDelegate: HTTPClientResponseDelegate, Sendable {
 
     /// The next body part, `nil` at the body's end.
     func next() async throws -> ByteBuffer? {
-        let (taken, demand) = try state.withLock { try $0.takePart() }
+        let (taken, demand) = try state.withLockedValue { try $0.takePart() }
         demand?.succeed()
         if let taken { return taken.part }
         return try await withUnsafeThrowingContinuation { continuation in
-            let immediate = state.withLock { $0.waitForPart(continuation) }
+            let immediate = state.withLockedValue { $0.waitForPart(continuation) }
             if let (result, demand) = immediate {
                 demand?.succeed()
                 continuation.resume(with: result)
@@ -70,7 +70,7 @@ final class StreamedResponseDelegate: HTTPClientResponseDelegate, Sendable {
     /// ended, and releases AsyncHTTPClient from waiting for demand (it waits for that even after a cancel when it
     /// already holds the body's end), so that the request ends and releases this delegate.
     func abandon(_ task: HTTPClient.Task<Void>) {
-        let (wasOpen, partWaiter, demand) = state.withLock { $0.abandon() }
+        let (wasOpen, partWaiter, demand) = state.withLockedValue { $0.abandon() }
         guard wasOpen else { return }
         task.cancel()
         partWaiter?.resume(throwing: HTTPClientError.cancelled)
@@ -78,7 +78,7 @@ final class StreamedResponseDelegate: HTTPClientResponseDelegate, Sendable {
     }
 
     private func response(_ head: HTTPResponseHead) -> HTTPClientResponse {
-        let history = state.withLock { $0.history }
+        let history = state.withLockedValue { $0.history }
         return HTTPClientResponse(
             version: head.version,
             status: head.status,
@@ -91,7 +91,7 @@ final class StreamedResponseDelegate: HTTPClientResponseDelegate, Sendable {
     // MARK: - AsyncHTTPClient's callbacks
 
     func didVisitURL(task: HTTPClient.Task<Void>, _ visited: HTTPClient.Request, _ head: HTTPResponseHead) {
-        state.withLock { state in
+        state.withLockedValue { state in
             // The first visit is the request as given (its URL as written); later ones are redirects.
             var request = self.request
             if !state.history.isEmpty {
@@ -104,13 +104,13 @@ final class StreamedResponseDelegate: HTTPClientResponseDelegate, Sendable {
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        let waiter = state.withLock { $0.receiveHead(head) }
+        let waiter = state.withLockedValue { $0.receiveHead(head) }
         waiter?.resume(returning: head)
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let action = state.withLock { $0.receivePart(buffer, limit: Self.bufferedParts) }
+        let action = state.withLockedValue { $0.receivePart(buffer, limit: Self.bufferedParts) }
         switch action {
         case .resume(let waiter):
             waiter.resume(returning: buffer)
@@ -120,7 +120,7 @@ final class StreamedResponseDelegate: HTTPClientResponseDelegate, Sendable {
         case .wait:
             // Past the watermark: AsyncHTTPClient reads nothing more until the task takes a part.
             let demand = task.eventLoop.makePromise(of: Void.self)
-            let taken = state.withLock { $0.waitForDemand(demand) }
+            let taken = state.withLockedValue { $0.waitForDemand(demand) }
             if taken { demand.succeed() }
             return demand.futureResult
         }
@@ -145,7 +145,7 @@ final class StreamedResponseDelegate: HTTPClientResponseDelegate, Sendable {
     }
 
     private func finish(_ end: Result<Void, any Error>) {
-        let (headWaiter, partWaiter, demand, end) = state.withLock { $0.finish(end) }
+        let (headWaiter, partWaiter, demand, end) = state.withLockedValue { $0.finish(end) }
         switch end {
         case .failure(let error):
             headWaiter?.resume(throwing: error)

@@ -1,4 +1,5 @@
 import FutureLibConcurrencyHelpers
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -9,8 +10,9 @@ import Darwin
 
 /// The processor count FutureLib sizes its worker pool and registration stripes by
 /// (`FutureLibConcurrencyHelpers/CurrentProcessor.swift`): the processors online, capped by the affinity mask and the
-/// cgroup's CPU quota (a container's limit).
-@Suite(.timeLimit(.minutes(1)))
+/// cgroup's CPU quota (a container's limit). The time limit is the suites' hang limit: these tests are quick, but under
+/// a sanitizer they may wait a long time for a cooperative thread while other suites run.
+@Suite(.timeLimit(.minutes(HangLimit.minutes(1))))
 struct CurrentProcessorTests {
     @Test func `a cgroup v2 quota is rounded up to whole processors`() {
         #expect(CurrentProcessor.quota(cpuMax: "200000 100000\n") == 2)

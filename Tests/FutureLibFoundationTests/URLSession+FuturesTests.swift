@@ -19,6 +19,10 @@ struct URLSessionFuturesTests {
         server = try HTTPFixture()
         let configuration = URLSessionConfiguration.ephemeral
         configuration.connectionProxyDictionary = [:]  // loopback only, whatever the environment says
+        // Tokens end these requests, never URLSession's own idle timeout (60 s by default): the
+        // server holds a `/slow` request for ten minutes, and under ThreadSanitizer on 2 cores a
+        // test's task has waited over a minute for a cooperative thread before it checked one.
+        configuration.timeoutIntervalForRequest = 600
         session = URLSession(configuration: configuration)
     }
 
@@ -84,7 +88,7 @@ struct URLSessionFuturesTests {
     func timerCancelsSlowRequest() async throws {
         defer { finish() }
         let deadline = CancellationRequest(cancelAfter: .milliseconds(100))
-        let future = session.data(from: server.url("/slow?delay=60000&id=slow"), cancellationToken: deadline.token)
+        let future = session.data(from: server.url("/slow?delay=600000&id=slow"), cancellationToken: deadline.token)
         await #expect(throws: CancellationError.self) { try await future.value() }
         // Whether the request reached the server before the timer fired depends on the machine;
         // the next test arms the timer once it has.
@@ -94,7 +98,7 @@ struct URLSessionFuturesTests {
     func timerCancelsRequestInFlight() async throws {
         defer { finish() }
         let deadline = CancellationRequest()
-        let future = session.data(from: server.url("/slow?delay=60000&id=armed"), cancellationToken: deadline.token)
+        let future = session.data(from: server.url("/slow?delay=600000&id=armed"), cancellationToken: deadline.token)
         #expect(await server.eventually(id: "armed") { $0.outcome == .inProgress })
         deadline.cancel(after: .milliseconds(50))
         await #expect(throws: CancellationError.self) { try await future.value() }

@@ -20,14 +20,20 @@ public struct RequestCancellation: Sendable {
     let connection: ClientConnection?
     /// The request behind ``token`` (`package`: the soak checks that each is released once its response is sent).
     package var request: CancellationRequest?
+    /// Whether a ``RequestCancellationMiddleware`` has taken the request over (read the caller's deadline, armed the
+    /// deadline): a later one only sets its deadline.
+    var isStarted = false
     /// The caller's deadline on the system clock, read from the request's deadline header by
     /// ``RequestCancellationMiddleware``: its instant alone, which copies as plain bytes (the context holding it is
     /// copied several times per request), not a `CancellationDeadline` and its clock.
     var callerInstant: Duration?
 
-    /// The cancellation of a request that arrived on `source`'s connection: its token is cancelled when that
-    /// connection's client goes away, if the server has a ``ClientDisconnectObserver``
-    /// (``HummingbirdCore/HTTPServerBuilder/http1ObservingClientDisconnects(configuration:)``).
+    /// The cancellation of a request that arrived on `source`'s connection. If the server has a
+    /// ``ClientDisconnectObserver`` (``HummingbirdCore/HTTPServerBuilder/http1ObservingClientDisconnects(configuration:)``),
+    /// the request gets its token here, with no middleware: it is cancelled when the connection's client goes away
+    /// (`ClientDisconnectedError`) or the server shuts down gracefully (`GracefulShutdownError`), until the next
+    /// request on the connection starts. ``RequestCancellationMiddleware`` adds deadlines and lets go of it when the
+    /// route returns. Without the observer the token is `.none` until the middleware makes one.
     ///
     /// ```swift
     /// let cancellation = RequestCancellation(source: source)
@@ -36,6 +42,13 @@ public struct RequestCancellation: Sendable {
     /// - Parameter source: What Hummingbird makes the request context from.
     public init(source: ApplicationRequestContextSource) {
         connection = ClientConnection.connection(of: source.channel)
+        if let connection {
+            // Hummingbird makes a connection's request contexts one after another, each once the previous request
+            // was answered: watching this request stops the watch of the previous one.
+            let stop = CancellationRequest()
+            connection.watch(stop)
+            request = stop
+        }
     }
 
     /// The cancellation of a request that has no connection to watch (a test's, or another context source's): its
@@ -50,7 +63,8 @@ public struct RequestCancellation: Sendable {
 
     /// The request's token, cancelled when its client goes away (reason `ClientDisconnectedError`), its deadline
     /// passes (`DeadlineExceededError`) or the application shuts down gracefully (`GracefulShutdownError`),
-    /// whichever comes first. `.none` outside ``RequestCancellationMiddleware``.
+    /// whichever comes first. Without ``RequestCancellationMiddleware`` it has no deadline, and it is `.none` on a
+    /// connection without a ``ClientDisconnectObserver``.
     ///
     /// ```swift
     /// let page = client.execute(request, timeout: .seconds(30), upTo: 1 << 20,

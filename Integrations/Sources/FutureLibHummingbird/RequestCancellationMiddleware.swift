@@ -43,6 +43,9 @@ import ServiceLifecycle
 /// - The token covers the handler until it returns its `Response`: the client's connection is watched (or the
 ///   graceful-shutdown handler registered) only meanwhile. A response body written after that (a streamed body) is
 ///   not covered.
+/// - On a connection with a ``ClientDisconnectObserver`` the request context made the token already
+///   (``RequestCancellation/init(source:)``, which follows the client and the shutdown without any middleware): the
+///   middleware takes that one over, adding the deadlines, and lets go of it when the handler returns.
 /// - A request without a deadline (none here, none from a route, none in its header) arms no timer, and with the
 ///   observer and no `shutdown` token it registers nothing outside its connection: its cost is one
 ///   `CancellationRequest`.
@@ -101,12 +104,16 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
         // `Context` is generic here (Hummingbird calls the middleware through an existential, so this code is not
         // specialized): its `cancellation` is read once and written once, each a call through the protocol.
         var cancellation = context.cancellation
-        if let stop = cancellation.request {
+        if cancellation.isStarted, let stop = cancellation.request {
             if let deadline { stop.cancel(after: deadline, notAfter: cancellation.callerDeadline) }
             return try await next(request, context)
         }
-        let stop = shutdown.canBeCancelled ? CancellationRequest(linkedTo: [shutdown]) : CancellationRequest()
+        // The request the context made on an observed connection, which the observer watches already; a new one to
+        // link to `shutdown` (a request is linked when it is made).
+        let made = shutdown.canBeCancelled ? nil : cancellation.request
+        let stop = made ?? (shutdown.canBeCancelled ? CancellationRequest(linkedTo: [shutdown]) : CancellationRequest())
         cancellation.request = stop
+        cancellation.isStarted = true
         cancellation.callerInstant = callerInstant(of: request)
         stop.cancel(after: deadline, notAfter: cancellation.callerDeadline)
         var context = context
@@ -114,7 +121,7 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
         if let connection = cancellation.connection {
             // The observer cancels `stop` when the client goes away or the server quiesces the connection: no
             // graceful-shutdown handler (a lock shared by every connection, twice, and a closure) for each request.
-            connection.watch(stop)
+            if made == nil { connection.watch(stop) }
             defer { connection.unwatch(stop) }
             do {
                 return try await next(request, context)

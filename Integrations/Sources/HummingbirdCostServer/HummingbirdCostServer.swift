@@ -5,6 +5,8 @@
 //     HummingbirdCostServer token PORT                 the same with `.http1ObservingClientDisconnects()` and
 //                                                      RequestCancellationMiddleware, the route reading its token
 //                                                      and calling nothing
+//     HummingbirdCostServer context-token PORT         the same without the middleware: the token the request
+//                                                      context makes on an observed connection
 //     HummingbirdCostServer proxy-plain PORT UPSTREAM  the plain application whose route calls
 //                                                      `http://127.0.0.1:UPSTREAM/` with AsyncHTTPClient's own
 //                                                      `execute(_:timeout:)` and collects the body
@@ -23,8 +25,8 @@
 //     HummingbirdCostServer observer PORT              the plain application with `.http1ObservingClientDisconnects()`
 //     HummingbirdCostServer context PORT               the plain application with `BasicCancellableRequestContext`
 //                                                      and no middleware (the route reads its `.none` token)
-//     HummingbirdCostServer pass PORT                  `context` with the observer and a middleware that only calls
-//                                                      `next`: what any middleware costs
+//     HummingbirdCostServer pass PORT                  `context-token` and a middleware that only calls `next`: what
+//                                                      any middleware costs
 //
 // Each logs nothing and runs until killed. With BENCH_HTTP_NO_TRACER=1 in the environment, the proxies' clients are
 // configured with no tracer (`tracing.tracer = nil`) instead of the default (swift-distributed-tracing's no-op one).
@@ -103,7 +105,7 @@ enum HummingbirdCostServer {
                 logger: quiet
             )
             try await app.runService()
-        case "context", "pass":
+        case "context", "context-token", "pass":
             let router = Router(context: BasicCancellableRequestContext.self)
             if mode == "pass" { router.add(middleware: PassingMiddleware()) }
             router.get { _, context -> String in
@@ -111,7 +113,7 @@ enum HummingbirdCostServer {
             }
             let app = Application(
                 router: router,
-                server: mode == "pass" ? .http1ObservingClientDisconnects() : .http1(),
+                server: mode == "context" ? .http1() : .http1ObservingClientDisconnects(),
                 configuration: configuration,
                 logger: quiet
             )

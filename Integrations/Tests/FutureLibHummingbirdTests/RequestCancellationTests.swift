@@ -7,8 +7,8 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-/// A Hummingbird application with `RequestCancellationMiddleware` and `.http1ObservingClientDisconnects()`, on
-/// loopback, driven by real clients. Serialized: the tests count the application's observed connections.
+/// A Hummingbird application with `RequestCancellationMiddleware` (or, where a test says so, without it) and
+/// `.http1ObservingClientDisconnects()`, on loopback, driven by real clients. Serialized: the tests count the application's observed connections.
 @Suite(.serialized, .timeLimit(.minutes(5)))
 struct RequestCancellationTests {
     /// The keep-alive test's request count (`FUTURELIB_HUMMINGBIRD_KEEPALIVE_REQUESTS`, default 10,000).
@@ -112,6 +112,99 @@ struct RequestCancellationTests {
                 }
                 #expect(await app.upstream.waitUntil { $0.closedEarly == inFlight })
             }
+        }
+    }
+
+    // MARK: - The request context's own token, without the middleware
+
+    @Test(
+        "without the middleware, a client that disconnects mid-handler still cancels the upstream call (ClientDisconnectedError): the request context made the token",
+        arguments: [Disconnect.close, .halfClose]
+    )
+    func clientDisconnectWithoutMiddleware(_ disconnect: Disconnect) async throws {
+        try await withHummingbirdApp(middleware: false) { app in
+            let client = try await RawHTTPClient.connect(port: app.port, group: app.group)
+            try await client.get("/proxy?ms=60000&tag=gone")
+            #expect(await app.upstream.waitUntil { $0.requests == 1 })
+            try await client.leave(disconnect)
+            #expect(await app.upstream.waitUntil { $0.closedEarly == 1 })
+            #expect(await waitUntil { app.reason("gone") != nil })
+            #expect(app.reason("gone") is ClientDisconnectedError)
+            if disconnect == .halfClose { try? await client.channel.closeFuture.get() }
+            #expect(await waitUntil { ClientDisconnectObserver.observedConnections == 0 })
+        }
+    }
+
+    @Test("without the middleware, graceful shutdown cancels every request in flight with GracefulShutdownError")
+    func shutdownWithoutMiddleware() async throws {
+        try await withHummingbirdApp(middleware: false) { app in
+            try await HTTPClient(eventLoopGroup: app.group).shuttingDown { client in
+                let inFlight = 3
+                try await withThrowingTaskGroup(of: Void.self) { requests in
+                    for index in 0..<inFlight {
+                        requests.addTask {
+                            _ = try? await client.execute(
+                                HTTPClientRequest(url: app.url("/proxy?ms=60000&tag=stop\(index)")),
+                                timeout: .seconds(60)
+                            )
+                        }
+                    }
+                    #expect(await app.upstream.waitUntil { $0.requests == inFlight })
+                    await app.shutDown()
+                    try await requests.waitForAll()
+                }
+                for index in 0..<inFlight {
+                    #expect(app.reason("stop\(index)") is GracefulShutdownError)
+                }
+                #expect(await app.upstream.waitUntil { $0.closedEarly == inFlight })
+            }
+        }
+    }
+
+    @Test(
+        "without the middleware, a request with another pipelined behind it is the one its connection watches: Hummingbird makes the next request's context only after the first one's answer"
+    )
+    func pipelinedWithoutMiddleware() async throws {
+        try await withHummingbirdApp(middleware: false) { app in
+            let client = try await RawHTTPClient.connect(port: app.port, group: app.group)
+            // One write: had the second request's context been made while the first ran, it would be the one
+            // watched, and the client's leaving would not reach the first.
+            let requests = ["/proxy?ms=60000&tag=first", "/fast"]
+                .map { "GET \($0) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" }.joined()
+            try await client.channel.writeAndFlush(ByteBuffer(string: requests)).get()
+            #expect(await app.upstream.waitUntil { $0.requests == 1 })
+            try await client.channel.close()
+            #expect(await app.upstream.waitUntil { $0.closedEarly == 1 })
+            #expect(await waitUntil { app.reason("first") != nil })
+            #expect(app.reason("first") is ClientDisconnectedError)
+            #expect(await waitUntil { ClientDisconnectObserver.observedConnections == 0 })
+        }
+    }
+
+    @Test(
+        "without the middleware, each request on a keep-alive connection gets a token of its own, and the previous request's is let go of when the next one starts",
+        arguments: [false, true]
+    )
+    func eachRequestItsOwnToken(middleware: Bool) async throws {
+        let count = 1_000
+        try await withHummingbirdApp(middleware: middleware) { app in
+            try await HTTPClient.keepingOneConnection(on: app.group).shuttingDown { client in
+                let (connections, failures) = await client.getOneAfterAnother(count, from: app.url("/track"))
+                #expect(failures == 0)
+                #expect(connections.count == 1)
+                let tracked = app.tracked.withLockedValue { $0 }
+                #expect(tracked.count == count)
+                #expect(tracked.allSatisfy { !$0.wasCancelled })
+                // Every request before the last was let go of: by the next request's context (without the middleware)
+                // or when its route returned (with it). The last one is kept by its connection until the next
+                // request or the connection's end, without the middleware; with it, it went when its route returned.
+                let alive = tracked.dropLast().filter { $0.request.request != nil }.count
+                #expect(alive == 0)
+                #expect((tracked.last?.request.request != nil) == !middleware)
+            }
+            // The connection closed: its last request is let go of as well.
+            #expect(await waitUntil { ClientDisconnectObserver.observedConnections == 0 })
+            #expect(await waitUntil { app.tracked.withLockedValue { $0.last?.request.request == nil } })
         }
     }
 

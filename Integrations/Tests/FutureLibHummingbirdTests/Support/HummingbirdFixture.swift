@@ -35,6 +35,9 @@ struct HummingbirdFixture: Sendable {
     let reasons: NIOLockedValueBox<[String: any Error]>
     /// Whether each request's context found its connection's observer.
     let unobserved: NIOLockedValueBox<Int>
+    /// Each `GET /track` request's `CancellationRequest` (weakly) and whether its token was cancelled as the route
+    /// ran, in order.
+    let tracked: NIOLockedValueBox<[(request: WeakCancellationRequest, wasCancelled: Bool)]>
     /// Triggers the application's graceful shutdown.
     let shutDown: @Sendable () async -> Void
     let group: MultiThreadedEventLoopGroup
@@ -48,10 +51,13 @@ struct HummingbirdFixture: Sendable {
 ///
 /// Routes: `GET /fast` answers the connection's identity; `GET /proxy?ms=N&tag=T` calls the upstream's
 /// `/slow-head?ms=N` with the request's token and answers its body; `GET /deadline/proxy?…` the same under a
-/// route deadline of 300 ms. The application responds to cancellation (`499`/`504`/`503`). Its connections have a
+/// route deadline of 300 ms; `GET /track` records its request's `CancellationRequest` in `tracked`. With
+/// `middleware` (the default) the application has `RequestCancellationMiddleware` and responds to cancellation
+/// (`499`/`504`/`503`); without it, the request context's own token is all there is. Its connections have a
 /// ``ClientDisconnectObserver`` unless `observed` is false.
 func withHummingbirdApp(
     observed: Bool = true,
+    middleware: Bool = true,
     onUpstreamEvent: (@Sendable (LoopbackHTTPServer.Event) -> Void)? = nil,
     _ body: (HummingbirdFixture) async throws -> Void
 ) async throws {
@@ -62,9 +68,17 @@ func withHummingbirdApp(
     let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
     let reasons = NIOLockedValueBox<[String: any Error]>([:])
     let unobserved = NIOLockedValueBox(0)
+    let tracked = NIOLockedValueBox<[(request: WeakCancellationRequest, wasCancelled: Bool)]>([])
 
     let router = Router(context: TestRequestContext.self)
-    router.add(middleware: RequestCancellationMiddleware(respondsToCancellation: true))
+    if middleware { router.add(middleware: RequestCancellationMiddleware(respondsToCancellation: true)) }
+    router.get("track") { _, context -> String in
+        if let request = context.cancellation.request {
+            let wasCancelled = context.cancellation.token.isCancellationRequested
+            tracked.withLockedValue { $0.append((WeakCancellationRequest(request), wasCancelled)) }
+        }
+        return "ok"
+    }
     router.get("fast") { _, context -> String in
         if !context.cancellation.observesClient { unobserved.withLockedValue { $0 += 1 } }
         return "\(context.connection.hashValue)"
@@ -95,6 +109,7 @@ func withHummingbirdApp(
                 upstream: upstream,
                 reasons: reasons,
                 unobserved: unobserved,
+                tracked: tracked,
                 shutDown: shutDown,
                 group: group
             )
@@ -107,4 +122,13 @@ func withHummingbirdApp(
     try await upstream.shutdown()
     try await group.shutdownGracefully()
     if let failure { throw failure }
+}
+
+/// A `CancellationRequest`, weakly: whether something still keeps it.
+final class WeakCancellationRequest: Sendable {
+    weak let request: CancellationRequest?
+
+    init(_ request: CancellationRequest) {
+        self.request = request
+    }
 }

@@ -9,7 +9,8 @@ Three comparisons, each between two release-built servers on 127.0.0.1 (Integrat
                `execute(_:timeout:cancellationToken:handleResponse:)` with the request's token (B); the plain
                application calling through that form with one long-lived token, the adapter alone (C); and the
                guide's route through the `Future` form, `execute(_:timeout:upTo:cancellationToken:)` (D)
-  hummingbird  Hummingbird, `GET /` answers "ok", plain against the token route that calls nothing
+  hummingbird  Hummingbird, `GET /` answers "ok", plain against the token route that calls nothing, with the
+               middleware and with the request context's own token alone (no middleware)
   vapor        Vapor, the same
   vapor-aa, hummingbird-aa (only when asked for) the plain server against itself: what the method reads when
                nothing differs
@@ -17,7 +18,8 @@ Three comparisons, each between two release-built servers on 127.0.0.1 (Integrat
                `next`, one that answers through a promise of its own, one that makes a CancellationRequest and
                checks for the deadline header, the token route on Vapor's own server, and the token route
   hummingbird-parts (only when asked for) Hummingbird plain, with the client-disconnect observer, with the
-               cancellable context, with both and a middleware that only calls `next`, and the token route
+               cancellable context, with both (the context's own token), that and a middleware that only calls
+               `next`, and the token route
 
 Both servers of a comparison run side by side; `wrk` (keep-alive, one thread) loads one at a time, alternating
 which goes first from round to round, each run after a warm-up of its own. Printed: each round's requests per
@@ -71,6 +73,7 @@ COMPARISONS = {
     "hummingbird": (
         ("plain", "HummingbirdCostServer", ["plain"]),
         ("token", "HummingbirdCostServer", ["token"]),
+        ("context's token, no middleware", "HummingbirdCostServer", ["context-token"]),
     ),
     "vapor": (
         ("plain", "VaporCostServer", ["plain"]),
@@ -101,6 +104,7 @@ COMPARISONS = {
         ("plain", "HummingbirdCostServer", ["plain"]),
         ("observer", "HummingbirdCostServer", ["observer"]),
         ("context", "HummingbirdCostServer", ["context"]),
+        ("context's token", "HummingbirdCostServer", ["context-token"]),
         ("pass", "HummingbirdCostServer", ["pass"]),
         ("token", "HummingbirdCostServer", ["token"]),
     ),

@@ -162,11 +162,11 @@ bench-http: ## What a request token and the AsyncHTTPClient adapter cost a serve
 	$(SHIM_CC) -shared -fPIC -O2 -o .build/bench-http/libmalloc-count.so Scripts/bench-http/malloc-count.c
 	python3 Scripts/bench-http.py $(BENCH_HTTP_FLAGS)
 
-bench-http-instructions: ## The cost servers' instructions per request under callgrind: Vapor (plain, token with the middleware's defaults, token answering 499/504/503) and Hummingbird (plain, the cancellable context alone, a passing middleware, token), and the functions that differ most; release, valgrind
+bench-http-instructions: ## The cost servers' instructions per request under callgrind: Vapor (plain, token with the middleware's defaults, token answering 499/504/503) and Hummingbird (plain, the cancellable context alone, the context's own token on an observed connection, that with a passing middleware, token), and the functions that differ most; release, valgrind
 	cd Integrations && $(SWIFT) build -c release --product VaporCostServer
 	cd Integrations && $(SWIFT) build -c release --product HummingbirdCostServer
 	python3 Scripts/bench-http-instructions.py $${BENCH_HTTP_INSTRUCTIONS_FLAGS:---functions 25} VaporCostServer:plain VaporCostServer:default VaporCostServer:token
-	python3 Scripts/bench-http-instructions.py $${BENCH_HTTP_INSTRUCTIONS_FLAGS:---functions 25} HummingbirdCostServer:plain HummingbirdCostServer:context HummingbirdCostServer:pass HummingbirdCostServer:token
+	python3 Scripts/bench-http-instructions.py $${BENCH_HTTP_INSTRUCTIONS_FLAGS:---functions 25} HummingbirdCostServer:plain HummingbirdCostServer:context HummingbirdCostServer:context-token HummingbirdCostServer:pass HummingbirdCostServer:token
 
 demo-server: ## Run the server-side demo: AsyncHTTPClient requests cancelled by deadlines and graceful shutdown
 	cd Integrations && $(SWIFT) run DemoServer

@@ -7,8 +7,9 @@ public import NIOCore
 ///
 /// Hummingbird does not cancel a handler's task when its client disconnects, and its handler reads nothing from the
 /// connection while the handler runs. This handler sits in the connection's pipeline (after HTTP decoding), where it
-/// sees the end of the connection as soon as NIO reads it, and cancels the token that ``RequestCancellationMiddleware``
-/// made for the request in flight, with the reason `ClientDisconnectedError`. It does nothing else: it reads,
+/// sees the end of the connection as soon as NIO reads it, and cancels the token of the request it watches (the
+/// newest on the connection: its request context made the token, ``RequestCancellation/init(source:)``), with the
+/// reason `ClientDisconnectedError`. It does nothing else: it reads,
 /// writes and closes nothing, so keep-alive connections stay open. Install it with
 /// ``HummingbirdCore/HTTPServerBuilder/http1ObservingClientDisconnects(configuration:)``, or add it to
 /// `HTTP1Channel.Configuration.additionalChannelHandlers` yourself:
@@ -86,7 +87,7 @@ extension ClientDisconnectObserver {
 
 extension HTTPServerBuilder {
     /// An HTTP/1.1 server whose connections each have a ``ClientDisconnectObserver``, so that a request's token
-    /// (from ``RequestCancellationMiddleware``) is cancelled when its client goes away.
+    /// (`context.cancellation.token`) is cancelled when its client goes away.
     ///
     /// ```swift
     /// let app = Application(

@@ -1,7 +1,7 @@
 public import Hummingbird
 
-/// A request's cancellation: its token, which ``RequestCancellationMiddleware`` makes for each request, and the
-/// connection it watches.
+/// A request's cancellation: its token, which the request context makes on a connection with a
+/// ``ClientDisconnectObserver`` and ``RequestCancellationMiddleware`` otherwise, and the connection it watches.
 ///
 /// A request context that carries one conforms to ``CancellableRequestContext``:
 ///
@@ -30,10 +30,12 @@ public struct RequestCancellation: Sendable {
 
     /// The cancellation of a request that arrived on `source`'s connection. If the server has a
     /// ``ClientDisconnectObserver`` (``HummingbirdCore/HTTPServerBuilder/http1ObservingClientDisconnects(configuration:)``),
-    /// the request gets its token here, with no middleware: it is cancelled when the connection's client goes away
-    /// (`ClientDisconnectedError`) or the server shuts down gracefully (`GracefulShutdownError`), until the next
-    /// request on the connection starts. ``RequestCancellationMiddleware`` adds deadlines and lets go of it when the
-    /// route returns. Without the observer the token is `.none` until the middleware makes one.
+    /// the request gets its token here, with no middleware (a `CancellationRequest` for every request, whether a
+    /// route reads it or not): it is cancelled when the connection ends (`ClientDisconnectedError`) or the server
+    /// shuts down gracefully (`GracefulShutdownError`), until the next request on the connection starts, so also
+    /// when the connection ends after the answer, whichever side closes it. ``RequestCancellationMiddleware`` adds
+    /// deadlines and lets go of it when the route returns. Without the observer the token is `.none` until the
+    /// middleware makes one.
     ///
     /// ```swift
     /// let cancellation = RequestCancellation(source: source)
@@ -63,8 +65,8 @@ public struct RequestCancellation: Sendable {
 
     /// The request's token, cancelled when its client goes away (reason `ClientDisconnectedError`), its deadline
     /// passes (`DeadlineExceededError`) or the application shuts down gracefully (`GracefulShutdownError`),
-    /// whichever comes first. Without ``RequestCancellationMiddleware`` it has no deadline, and it is `.none` on a
-    /// connection without a ``ClientDisconnectObserver``.
+    /// whichever comes first. Without ``RequestCancellationMiddleware`` it has no deadline but the route's own
+    /// (``setDeadline(_:)``), and it is `.none` on a connection without a ``ClientDisconnectObserver``.
     ///
     /// ```swift
     /// let page = client.execute(request, timeout: .seconds(30), upTo: 1 << 20,
@@ -103,7 +105,8 @@ public struct RequestCancellation: Sendable {
 
     /// Sets the request's deadline to `delay` from now, replacing an earlier one (the last call wins), but never
     /// later than the caller's (``callerDeadline``): the token is then cancelled with `DeadlineExceededError` when
-    /// it passes. Does nothing outside ``RequestCancellationMiddleware`` or once the token is cancelled.
+    /// it passes. Does nothing where the token is `.none` (outside ``RequestCancellationMiddleware``, on a connection
+    /// without a ``ClientDisconnectObserver``) or once it is cancelled.
     ///
     /// ```swift
     /// router.get("export") { _, context in
@@ -118,7 +121,8 @@ public struct RequestCancellation: Sendable {
     }
 }
 
-/// A request context that carries a ``RequestCancellation``, which ``RequestCancellationMiddleware`` fills in.
+/// A request context that carries a ``RequestCancellation``: made in its `init(source:)`, taken over by
+/// ``RequestCancellationMiddleware``.
 ///
 /// ```swift
 /// struct ShopRequestContext: CancellableRequestContext {

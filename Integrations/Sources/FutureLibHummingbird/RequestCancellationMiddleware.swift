@@ -45,7 +45,8 @@ import ServiceLifecycle
 ///   not covered.
 /// - On a connection with a ``ClientDisconnectObserver`` the request context made the token already
 ///   (``RequestCancellation/init(source:)``, which follows the client and the shutdown without any middleware): the
-///   middleware takes that one over, adding the deadlines, and lets go of it when the handler returns.
+///   middleware takes that one over, adding the deadlines (and `shutdown`, while the handler runs), and lets go of
+///   it when the handler returns.
 /// - A request without a deadline (none here, none from a route, none in its header) arms no timer, and with the
 ///   observer and no `shutdown` token it registers nothing outside its connection: its cost is one
 ///   `CancellationRequest`.
@@ -108,10 +109,18 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
             if let deadline { stop.cancel(after: deadline, notAfter: cancellation.callerDeadline) }
             return try await next(request, context)
         }
-        // The request the context made on an observed connection, which the observer watches already; a new one to
-        // link to `shutdown` (a request is linked when it is made).
-        let made = shutdown.canBeCancelled ? nil : cancellation.request
+        // The request the context made on an observed connection, which the observer watches already; otherwise a
+        // new one, linked to `shutdown` when that can fire.
+        let made = cancellation.request
         let stop = made ?? (shutdown.canBeCancelled ? CancellationRequest(linkedTo: [shutdown]) : CancellationRequest())
+        // The context's request was made without `shutdown`: it follows it while the handler runs.
+        var followsShutdown: CancellationRegistration?
+        if made != nil, shutdown.canBeCancelled {
+            followsShutdown = shutdown.onCancel { [shutdown] in
+                stop.cancel(reason: shutdown.cancellationReason ?? CancellationError())
+            }
+        }
+        defer { followsShutdown?.unregister() }
         cancellation.request = stop
         cancellation.isStarted = true
         cancellation.callerInstant = callerInstant(of: request)

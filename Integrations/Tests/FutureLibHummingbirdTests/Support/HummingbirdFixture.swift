@@ -53,11 +53,13 @@ struct HummingbirdFixture: Sendable {
 /// `/slow-head?ms=N` with the request's token and answers its body; `GET /deadline/proxy?…` the same under a
 /// route deadline of 300 ms; `GET /track` records its request's `CancellationRequest` in `tracked`. With
 /// `middleware` (the default) the application has `RequestCancellationMiddleware` and responds to cancellation
-/// (`499`/`504`/`503`); without it, the request context's own token is all there is. Its connections have a
+/// (`499`/`504`/`503`), and `shutdown` cancels every request; without it, the request context's own token is all
+/// there is. Its connections have a
 /// ``ClientDisconnectObserver`` unless `observed` is false.
 func withHummingbirdApp(
     observed: Bool = true,
     middleware: Bool = true,
+    shutdown: CancellationToken = .none,
     onUpstreamEvent: (@Sendable (LoopbackHTTPServer.Event) -> Void)? = nil,
     _ body: (HummingbirdFixture) async throws -> Void
 ) async throws {
@@ -71,11 +73,13 @@ func withHummingbirdApp(
     let tracked = NIOLockedValueBox<[(request: WeakCancellationRequest, wasCancelled: Bool)]>([])
 
     let router = Router(context: TestRequestContext.self)
-    if middleware { router.add(middleware: RequestCancellationMiddleware(respondsToCancellation: true)) }
+    if middleware {
+        router.add(middleware: RequestCancellationMiddleware(shutdown: shutdown, respondsToCancellation: true))
+    }
     router.get("track") { _, context -> String in
         if let request = context.cancellation.request {
-            let wasCancelled = context.cancellation.token.isCancellationRequested
-            tracked.withLockedValue { $0.append((WeakCancellationRequest(request), wasCancelled)) }
+            let entry = (request: WeakCancellationRequest(request), wasCancelled: request.isCancellationRequested)
+            tracked.withLockedValue { $0.append(entry) }
         }
         return "ok"
     }

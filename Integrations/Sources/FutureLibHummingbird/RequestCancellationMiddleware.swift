@@ -109,8 +109,8 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
             if let deadline { stop.cancel(after: deadline, notAfter: cancellation.callerDeadline) }
             return try await next(request, context)
         }
-        // The request the context made on an observed connection, which the observer watches already; otherwise a
-        // new one, linked to `shutdown` when that can fire.
+        // The request the context made and watches on an observed connection (there is one whenever there is a
+        // connection: `RequestCancellation(source:)`); otherwise a new one, linked to `shutdown` when that can fire.
         let made = cancellation.request
         let stop = made ?? (shutdown.canBeCancelled ? CancellationRequest(linkedTo: [shutdown]) : CancellationRequest())
         // The context's request was made without `shutdown`: it follows it while the handler runs.
@@ -128,9 +128,9 @@ public struct RequestCancellationMiddleware<Context: CancellableRequestContext>:
         var context = context
         context.cancellation = cancellation
         if let connection = cancellation.connection {
-            // The observer cancels `stop` when the client goes away or the server quiesces the connection: no
-            // graceful-shutdown handler (a lock shared by every connection, twice, and a closure) for each request.
-            if made == nil { connection.watch(stop) }
+            // The observer cancels `stop` (the context's, which it watches) when the client goes away or the server
+            // quiesces the connection: no graceful-shutdown handler (a lock shared by every connection, twice, and a
+            // closure) for each request.
             defer { connection.unwatch(stop) }
             do {
                 return try await next(request, context)

@@ -4,6 +4,7 @@
 // connections with a disconnect observer.
 import FutureLibHummingbird
 import Hummingbird
+import IntegrationsTestSupport
 import NIOConcurrencyHelpers
 
 /// Handlers running now, and weak references to a sample of the requests' `CancellationRequest`s.
@@ -11,7 +12,7 @@ final class RequestCensus: Sendable {
     private struct State {
         var inFlight = 0
         var seen = 0
-        var sample: [WeakRequest] = []
+        var sample: [WeakCancellationRequest] = []
     }
 
     /// One request in `sampleEvery` is sampled.
@@ -27,7 +28,7 @@ final class RequestCensus: Sendable {
         state.withLockedValue { state in
             state.inFlight += 1
             state.seen += 1
-            if let request, state.seen % sampleEvery == 0 { state.sample.append(WeakRequest(request)) }
+            if let request, state.seen % sampleEvery == 0 { state.sample.append(WeakCancellationRequest(request)) }
         }
     }
 
@@ -51,15 +52,6 @@ final class RequestCensus: Sendable {
             return state.sample
         }
         _ = old
-    }
-}
-
-/// A weak reference to a request, which does not keep it alive.
-final class WeakRequest: Sendable {
-    weak let request: CancellationRequest?
-
-    init(_ request: CancellationRequest) {
-        self.request = request
     }
 }
 

@@ -208,6 +208,20 @@ struct RequestCancellationTests {
         }
     }
 
+    @Test("without the middleware, a route's own deadline (setDeadline) cancels its token with DeadlineExceededError")
+    func ownDeadlineWithoutMiddleware() async throws {
+        try await withHummingbirdApp(middleware: false) { app in
+            try await HTTPClient(eventLoopGroup: app.group).shuttingDown { client in
+                _ = try? await client.execute(
+                    HTTPClientRequest(url: app.url("/proxy?ms=60000&tag=own&deadline=200")),
+                    timeout: .seconds(60)
+                )
+                #expect(app.reason("own") is DeadlineExceededError)
+                #expect(await app.upstream.waitUntil { $0.closedEarly == 1 })
+            }
+        }
+    }
+
     @Test(
         "without the middleware, each request on a keep-alive connection gets a token of its own, and the previous request's is let go of when the next one starts",
         arguments: [false, true]
@@ -233,9 +247,14 @@ struct RequestCancellationTests {
                     #expect(tracked.last?.request.request != nil)
                 }
             }
-            // The connection closed: its last request is let go of as well.
+            // The connection closed: its last request is let go of as well. Without the middleware it was still
+            // watched, so the end of the connection, after its answer, cancelled it; no earlier request's token
+            // fired. With the middleware none fired.
             #expect(await waitUntil { ClientDisconnectObserver.observedConnections == 0 })
             #expect(await waitUntil { app.tracked.withLockedValue { $0.last?.request.request == nil } })
+            let late = app.lateReasons.withLockedValue { $0 }
+            #expect(late.count == (middleware ? 0 : 1))
+            #expect(late.allSatisfy { $0 is ClientDisconnectedError })
         }
     }
 

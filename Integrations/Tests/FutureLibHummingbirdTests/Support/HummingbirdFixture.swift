@@ -38,6 +38,9 @@ struct HummingbirdFixture: Sendable {
     /// Each `GET /track` request's `CancellationRequest` (weakly) and whether its token was cancelled as the route
     /// ran, in order.
     let tracked: NIOLockedValueBox<[(request: WeakCancellationRequest, wasCancelled: Bool)]>
+    /// The reasons with which `GET /track` requests' tokens were cancelled after their route returned (each route
+    /// leaves a handler on its token).
+    let lateReasons: NIOLockedValueBox<[any Error]>
     /// Triggers the application's graceful shutdown.
     let shutDown: @Sendable () async -> Void
     let group: MultiThreadedEventLoopGroup
@@ -51,7 +54,8 @@ struct HummingbirdFixture: Sendable {
 ///
 /// Routes: `GET /fast` answers the connection's identity; `GET /proxy?ms=N&tag=T` calls the upstream's
 /// `/slow-head?ms=N` with the request's token and answers its body; `GET /deadline/proxy?…` the same under a
-/// route deadline of 300 ms; `GET /track` records its request's `CancellationRequest` in `tracked`. With
+/// route deadline of 300 ms; `…&deadline=MS` has the route set its own deadline first; `GET /track` records its
+/// request's `CancellationRequest` in `tracked` and leaves a handler on its token that records in `lateReasons`. With
 /// `middleware` (the default) the application has `RequestCancellationMiddleware` and responds to cancellation
 /// (`499`/`504`/`503`), and `shutdown` cancels every request; without it, the request context's own token is all
 /// there is. Its connections have a
@@ -71,6 +75,7 @@ func withHummingbirdApp(
     let reasons = NIOLockedValueBox<[String: any Error]>([:])
     let unobserved = NIOLockedValueBox(0)
     let tracked = NIOLockedValueBox<[(request: WeakCancellationRequest, wasCancelled: Bool)]>([])
+    let lateReasons = NIOLockedValueBox<[any Error]>([])
 
     let router = Router(context: TestRequestContext.self)
     if middleware {
@@ -80,6 +85,11 @@ func withHummingbirdApp(
         if let request = context.cancellation.request {
             let entry = (request: WeakCancellationRequest(request), wasCancelled: request.isCancellationRequested)
             tracked.withLockedValue { $0.append(entry) }
+            let token = context.cancellation.token
+            token.onCancel {
+                let reason = token.cancellationReason ?? CancellationError()
+                lateReasons.withLockedValue { $0.append(reason) }
+            }
         }
         return "ok"
     }
@@ -89,6 +99,9 @@ func withHummingbirdApp(
     }
     let proxy: @Sendable (Request, TestRequestContext) async throws -> String = { request, context in
         let ms = request.uri.queryParameters["ms"].map(String.init) ?? "0"
+        if let deadline = request.uri.queryParameters["deadline"].flatMap({ Int($0) }) {
+            context.cancellation.setDeadline(.milliseconds(deadline))
+        }
         let tag = request.uri.queryParameters["tag"].map(String.init) ?? ""
         do {
             return try await upstream.slowHead(ms: ms, through: client, cancellationToken: context.cancellation.token)
@@ -114,6 +127,7 @@ func withHummingbirdApp(
                 reasons: reasons,
                 unobserved: unobserved,
                 tracked: tracked,
+                lateReasons: lateReasons,
                 shutDown: shutDown,
                 group: group
             )
@@ -126,13 +140,4 @@ func withHummingbirdApp(
     try await upstream.shutdown()
     try await group.shutdownGracefully()
     if let failure { throw failure }
-}
-
-/// A `CancellationRequest`, weakly: whether something still keeps it.
-final class WeakCancellationRequest: Sendable {
-    weak let request: CancellationRequest?
-
-    init(_ request: CancellationRequest) {
-        self.request = request
-    }
 }

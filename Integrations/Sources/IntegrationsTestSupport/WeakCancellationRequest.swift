@@ -1,0 +1,17 @@
+public import Cancellation
+
+/// A `CancellationRequest`, weakly: whether something still keeps it alive.
+///
+/// ```swift
+/// let probe = WeakCancellationRequest(request)
+/// #expect(probe.request == nil)  // once every holder let go
+/// ```
+public final class WeakCancellationRequest: Sendable {
+    /// The request, while something else keeps it.
+    public weak let request: CancellationRequest?
+
+    /// Watches `request` without keeping it.
+    public init(_ request: CancellationRequest) {
+        self.request = request
+    }
+}

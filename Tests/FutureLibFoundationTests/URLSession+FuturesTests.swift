@@ -20,8 +20,8 @@ struct URLSessionFuturesTests {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.connectionProxyDictionary = [:]  // loopback only, whatever the environment says
         // Tokens end these requests, never URLSession's own idle timeout (60 s by default): the
-        // server holds a `/slow` request for ten minutes, and under ThreadSanitizer on 2 cores a
-        // test's task has waited over a minute for a cooperative thread before it checked one.
+        // server holds a `/slow` request for ten minutes, and under a sanitizer on a small machine a
+        // test's task can wait longer than a minute for a cooperative thread before it checks one.
         configuration.timeoutIntervalForRequest = 600
         session = URLSession(configuration: configuration)
     }

@@ -130,8 +130,8 @@ package final class HTTPFixture: Sendable {
     /// machine, up to ten times as long while the machine is loaded (the one-minute load average per
     /// processor). Returns whether it held.
     ///
-    /// Two minutes by default: under ThreadSanitizer on 2 cores, with the race tests' threads
-    /// running, a test's task has waited over a minute for a cooperative thread.
+    /// Two minutes by default: under a sanitizer on a small machine, with the race tests' threads
+    /// running, a test's task can wait longer than a minute for a cooperative thread.
     package func eventually(
         id: String,
         timeout: Duration = .seconds(120),

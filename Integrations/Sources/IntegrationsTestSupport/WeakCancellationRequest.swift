@@ -1,11 +1,7 @@
 public import Cancellation
 
-/// A `CancellationRequest`, weakly: whether something still keeps it alive.
-///
-/// ```swift
-/// let probe = WeakCancellationRequest(request)
-/// #expect(probe.request == nil)  // once every holder let go
-/// ```
+/// A `CancellationRequest`, weakly: whether something still keeps it alive (`request` is nil once every holder let
+/// go of it).
 public final class WeakCancellationRequest: Sendable {
     /// The request, while something else keeps it.
     public weak let request: CancellationRequest?

@@ -1,21 +1,20 @@
 import GRPCCore
-import ServiceLifecycle
 import Synchronization
 
 /// One inbound RPC's token on the server, and the scopes in which the handler's work runs with it.
 ///
 /// The handler's work runs in two scopes: the interceptor chain (`next`, which runs a unary handler whole) and the
 /// response's producer (a streaming handler's body, which GRPCCore runs after the interceptors returned). Each scope
-/// watches the RPC's cancellation handle and the graceful shutdown, and sets ``RPCCancellation/current``.
+/// watches the RPC's cancellation handle and sets ``RPCCancellation/current``; the graceful shutdown reaches the
+/// token through its link to the server's ``ServerShutdown``.
 ///
 /// ### What an RPC costs
 /// The RPC's objects are made once and serve both scopes: this object, its request (linked to the server's
 /// shutdown and, with a `grpc-timeout`, given its timer in the same call) and the one handler it gives
-/// GRPCCore's handle (``onCancelRPC``). The graceful-shutdown handler is the server's. With
-/// `cancelsTask`, the work runs in an `async let` child task (cheaper than a task group's) that binds
-/// ``RPCCancellation/current`` itself (a child started while a task-local value is bound copies it: an
-/// allocation), and this object is the token's handler that cancels it (`withCancellation` would make an object
-/// per scope to hold the task).
+/// GRPCCore's handle (``onCancelRPC``). With `cancelsTask`, the work runs in an `async let` child task (cheaper
+/// than a task group's) that binds ``RPCCancellation/current`` itself (a child started while a task-local value is
+/// bound copies it: an allocation), and this object is the token's handler that cancels it (`withCancellation`
+/// would make an object per scope to hold the task).
 final class InboundRPC: Sendable {
     let request: CancellationRequest
     /// When the `grpc-timeout` the client sent passes.
@@ -29,8 +28,6 @@ final class InboundRPC: Sendable {
     let shutdown: ServerShutdown
     /// Whether each scope runs its work in a child task that the token cancels.
     let cancelsTask: Bool
-    /// The server's graceful-shutdown handler, the same for every RPC.
-    let onGracefulShutdown: @Sendable () -> Void
     /// 0: no scope registering; 1: a scope is registering on the handle; 2: the handle fired while it was
     /// (maybe inside GRPCCore's lock), so the scope reports it once registered.
     private let registration = Atomic<UInt8>(0)
@@ -46,16 +43,9 @@ final class InboundRPC: Sendable {
     /// - Parameters:
     ///   - timeout: The `grpc-timeout` the client sent, if any: the request's timer.
     ///   - shutdown: The server's shutdown.
-    ///   - onGracefulShutdown: The server's graceful-shutdown handler.
     ///   - cancelsTask: Whether the work runs in a child task that the token cancels.
-    init(
-        timeout: Duration?,
-        shutdown: ServerShutdown,
-        onGracefulShutdown: @escaping @Sendable () -> Void,
-        cancelsTask: Bool
-    ) {
+    init(timeout: Duration?, shutdown: ServerShutdown, cancelsTask: Bool) {
         self.shutdown = shutdown
-        self.onGracefulShutdown = onGracefulShutdown
         self.cancelsTask = cancelsTask
         if let other = shutdown.other {
             request = CancellationRequest(linkedTo: [shutdown.request.token, other])
@@ -87,40 +77,35 @@ final class InboundRPC: Sendable {
     }
 
     /// Runs `body` with the token: in ``RPCCancellation/current``, cancelled by the handle (through `onCancelRPC`,
-    /// this RPC's ``onCancelRPC``) and the graceful shutdown, and, with ``cancelsTask``, in a child task that the
-    /// token cancels (not the RPC's own task, which GRPCCore still needs to write the status). Once the token is
-    /// cancelled, what `body` throws becomes the `RPCError` of the reason.
+    /// this RPC's ``onCancelRPC``) and, with ``cancelsTask``, in a child task that the token cancels (not the RPC's
+    /// own task, which GRPCCore still needs to write the status). Once the token is cancelled, what `body` throws
+    /// becomes the `RPCError` of the reason.
     func run<T: Sendable>(
         onCancelRPC: @escaping @Sendable () -> Void,
         _ body: @Sendable () async throws -> T
     ) async throws -> T {
         do {
-            return try await withGracefulShutdownHandler(
+            registration.store(1, ordering: .relaxed)
+            return try await withRPCCancellationHandler(
                 operation: {
-                    registration.store(1, ordering: .relaxed)
-                    return try await withRPCCancellationHandler(
-                        operation: {
-                            // Registered: a cancellation seen meanwhile is reported here, outside GRPCCore's lock.
-                            if !registration.compareExchange(
-                                expected: 1,
-                                desired: 0,
-                                ordering: .acquiringAndReleasing
-                            ).exchanged {
-                                registration.store(0, ordering: .relaxed)
-                                handleCancelled()
-                            }
-                            guard cancelsTask else {
-                                return try await RPCCancellation.$current.withValue(request.token) { try await body() }
-                            }
-                            // The task-local value is bound inside the child: a child task started while one is
-                            // bound copies it (an allocation).
-                            async let value = runCancellable(body)
-                            return try await value
-                        },
-                        onCancelRPC: onCancelRPC
-                    )
+                    // Registered: a cancellation seen meanwhile is reported here, outside GRPCCore's lock.
+                    if !registration.compareExchange(
+                        expected: 1,
+                        desired: 0,
+                        ordering: .acquiringAndReleasing
+                    ).exchanged {
+                        registration.store(0, ordering: .relaxed)
+                        handleCancelled()
+                    }
+                    guard cancelsTask else {
+                        return try await RPCCancellation.$current.withValue(request.token) { try await body() }
+                    }
+                    // The task-local value is bound inside the child: a child task started while one is
+                    // bound copies it (an allocation).
+                    async let value = runCancellable(body)
+                    return try await value
                 },
-                onGracefulShutdown: onGracefulShutdown
+                onCancelRPC: onCancelRPC
             )
         } catch {
             throw mapped(error)

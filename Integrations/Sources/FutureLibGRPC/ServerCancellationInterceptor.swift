@@ -26,8 +26,9 @@ public import GRPCCore
 ///   fires first, and a client that gives up at its deadline resets the stream before the server's deadline by the
 ///   time the request took to arrive.
 /// - **Graceful shutdown** (reason `GracefulShutdownError`): ``beginGracefulShutdown()`` (the tokens fire before it
-///   returns), the `ServiceGroup` that runs the server shutting down gracefully (each RPC registers a handler;
-///   swift-service-lifecycle runs it inside its lock, so the tokens fire just after, from a task of their own), or
+///   returns), the `ServiceGroup` that runs the server shutting down gracefully (the first RPC starts a task that holds
+///   one handler for the server; swift-service-lifecycle runs it inside its lock, so the tokens fire just after,
+///   from a task of their own), or
 ///   `shutdown` cancelled (its own reason then). A handle that fires once the shutdown has begun counts as it.
 ///   Call ``beginGracefulShutdown()`` *before* `server.beginGracefulShutdown()`: the transport cancels the RPCs'
 ///   handles when it quiesces, which alone would read as the client (in a `ServiceGroup`, if the server's own
@@ -48,12 +49,11 @@ public struct ServerCancellationInterceptor: ServerInterceptor {
     public let shutdown: CancellationToken
     /// Whether the handler's task is cancelled when its token fires.
     public let cancelsHandlerTask: Bool
-    private let serverShutdown: ServerShutdown
+    /// The server's shutdown, which every RPC's token is linked to.
+    let serverShutdown: ServerShutdown
 
     /// The server's shutdown request, to which each RPC in flight is linked (for the tests' count of the links).
     var serverShutdownRequest: CancellationRequest { serverShutdown.request }
-    /// The graceful-shutdown handler every RPC registers with swift-service-lifecycle: one closure for the server.
-    private let onGracefulShutdown: @Sendable () -> Void
 
     /// Creates the interceptor; install one per server.
     ///
@@ -67,12 +67,7 @@ public struct ServerCancellationInterceptor: ServerInterceptor {
     public init(shutdown: CancellationToken = .none, cancelsHandlerTask: Bool = false) {
         self.shutdown = shutdown
         self.cancelsHandlerTask = cancelsHandlerTask
-        let serverShutdown = ServerShutdown(also: shutdown)
-        self.serverShutdown = serverShutdown
-        onGracefulShutdown = {
-            // swift-service-lifecycle runs this inside its lock.
-            serverShutdown.beginOutsideLock()
-        }
+        serverShutdown = ServerShutdown(also: shutdown)
     }
 
     /// Cancels the token of every RPC in flight, and of every RPC that starts later, with
@@ -99,12 +94,8 @@ public struct ServerCancellationInterceptor: ServerInterceptor {
     ) async throws -> StreamingServerResponse<Output> {
         let header = DeadlineHeader.grpcTimeout
         let timeout = header.timeout(in: request.metadata[stringValues: header.name])
-        let rpc = InboundRPC(
-            timeout: timeout,
-            shutdown: serverShutdown,
-            onGracefulShutdown: onGracefulShutdown,
-            cancelsTask: cancelsHandlerTask
-        )
+        serverShutdown.watchServiceGroup()
+        let rpc = InboundRPC(timeout: timeout, shutdown: serverShutdown, cancelsTask: cancelsHandlerTask)
         // Made once, for both scopes.
         let onCancelRPC = rpc.onCancelRPC
         var response = try await rpc.run(onCancelRPC: onCancelRPC) { try await next(request, context) }

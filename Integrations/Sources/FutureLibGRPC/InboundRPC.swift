@@ -24,7 +24,7 @@ final class InboundRPC: Sendable {
     /// earlier grows with the machine's load), and a client that gives up at its deadline resets the stream before
     /// the server's deadline by the time the request took to arrive.
     let deadlineSlack: Duration
-    /// The server-wide shutdown: the first RPC that sees a graceful shutdown begins it, for every RPC.
+    /// The server-wide shutdown, which every RPC's request is linked to.
     let shutdown: ServerShutdown
     /// Whether each scope runs its work in a child task that the token cancels.
     let cancelsTask: Bool
@@ -63,6 +63,9 @@ final class InboundRPC: Sendable {
             deadline = nil
             deadlineSlack = .zero
         }
+        // Begun, its request maybe not cancelled yet (the watch cancels it from a task of its own): this RPC's token
+        // is cancelled before its handler runs.
+        if shutdown.hasBegun { request.cancel(reason: GracefulShutdownError()) }
     }
 
     /// The handler given to GRPCCore's cancellation handle in both scopes: one closure per RPC.

@@ -42,6 +42,10 @@ public import GRPCCore
 ///   brings it to code written for task cancellation). With
 ///   `cancelsHandlerTask: true` the handler runs in a child task that the token cancels, so code that ignores the
 ///   token still stops at its next cancellable `await`; that child task costs each RPC allocations and time.
+/// - **One per server.** An interceptor follows the graceful shutdown of the `ServiceGroup` its first RPC runs in
+///   (one task per interceptor waits for it, keeping that RPC's task-local values until the shutdown begins or the
+///   interceptor is released), and its shutdown ends every RPC it serves: share none between servers, and make a
+///   new one for a server that starts again.
 /// - Calls made inside the handler inherit the token (``RPCCancellation``): install ``ClientCancellationInterceptor``
 ///   on the `GRPCClient`, or pass the token to the `cancellationToken:` calls.
 public struct ServerCancellationInterceptor: ServerInterceptor {
@@ -55,7 +59,7 @@ public struct ServerCancellationInterceptor: ServerInterceptor {
     /// The server's shutdown request, to which each RPC in flight is linked (for the tests' count of the links).
     var serverShutdownRequest: CancellationRequest { serverShutdown.request }
 
-    /// Creates the interceptor; install one per server.
+    /// Creates the interceptor; install one per server: its shutdown is that server's.
     ///
     /// ```swift
     /// let cancellation = ServerCancellationInterceptor(cancelsHandlerTask: true)

@@ -20,6 +20,9 @@ final class ServerShutdown: Sendable {
     private let begun = Atomic<Bool>(false)
     /// Whether the task that watches the service group's graceful shutdown has been started.
     private let watching = Atomic<Bool>(false)
+    /// Whether that task holds its handler (or found no service group to register with): from then on a shutdown
+    /// that begins sets ``hasBegun`` before the group's trigger returns.
+    private let watchRegistered = Atomic<Bool>(false)
     /// Ends that task: cancelled when the shutdown begins, and when this object is released.
     private let watchEnd = CancellationRequest()
     /// A token of the server's that also cancels every RPC (``ServerCancellationInterceptor/shutdown``), if it can
@@ -49,8 +52,8 @@ final class ServerShutdown: Sendable {
         watchEnd.cancel()
     }
 
-    /// Begins the shutdown from inside a lock (swift-service-lifecycle's): marks it begun at once and cancels
-    /// ``request`` from a new task, once, whatever the number of RPCs that call it.
+    /// Begins the shutdown from inside a lock (swift-service-lifecycle's, in the watch's handler): marks it begun at
+    /// once and cancels ``request`` from a new task, once.
     func beginOutsideLock() {
         guard !begun.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Task { [request, watchEnd] in
@@ -59,22 +62,30 @@ final class ServerShutdown: Sendable {
         }
     }
 
-    /// Starts, the first time it is called, a task that watches the graceful shutdown of the `ServiceGroup` the
-    /// calling task runs in (swift-service-lifecycle's task-local manager, which the new task inherits with the
-    /// caller's other task-local values) and begins this shutdown with it. The task ends when the shutdown begins
-    /// or this object is released; it holds this object weakly. Outside a `ServiceGroup` it watches nothing.
+    /// Makes sure the graceful shutdown of the `ServiceGroup` the calling task runs in reaches this shutdown, for each
+    /// RPC as it starts.
+    ///
+    /// The first call starts a task that watches it (swift-service-lifecycle's task-local manager, which the new task
+    /// inherits with the caller's other task-local values, and keeps until it ends) and begins this shutdown with it.
+    /// The task ends when the shutdown begins or this object is released; it holds this object weakly. Outside a
+    /// `ServiceGroup` it watches nothing. Until that task holds its handler, each call asks the group itself, so that
+    /// an RPC that starts once the group is shutting down is cancelled before it runs.
     func watchServiceGroup() {
-        guard !watching.load(ordering: .relaxed), !watching.exchange(true, ordering: .acquiringAndReleasing) else {
-            return
-        }
-        let end = watchEnd.token
-        Task { [weak self] in
-            await withGracefulShutdownHandler {
-                await end.wait()
-            } onGracefulShutdown: { [weak self] in
-                // swift-service-lifecycle runs this inside its lock.
-                self?.beginOutsideLock()
+        guard !watchRegistered.load(ordering: .acquiring) else { return }
+        if !watching.exchange(true, ordering: .acquiringAndReleasing) {
+            let end = watchEnd.token
+            Task { [weak self] in
+                await withGracefulShutdownHandler {
+                    self?.watchRegistered.store(true, ordering: .releasing)
+                    await end.wait()
+                } onGracefulShutdown: { [weak self] in
+                    // swift-service-lifecycle runs this inside its lock.
+                    self?.beginOutsideLock()
+                }
             }
         }
+        // The watch's handler is not registered yet: swift-service-lifecycle's own flag (its lock; only in the moment
+        // before the watch's task first runs).
+        if !hasBegun, Task.isShuttingDownGracefully { begin() }
     }
 }

@@ -64,17 +64,17 @@ extension GRPCLoopbackSuites {
             _ body: (_ edge: Client, _ edgeServer: Server) async throws -> T
         ) async throws -> T {
             let propagating: [any ClientInterceptor] = [ClientCancellationInterceptor()]
-            let server: [any ServerInterceptor] = [ServerCancellationInterceptor()]
+            // One interceptor per server, as its documentation asks.
             return try await withLoopbackServer(
                 hop("leaf", next: nil, hops: hops, started: started),
-                interceptors: server
+                interceptors: [ServerCancellationInterceptor()]
             ) {
                 leafPort,
                 _ in
                 try await withLoopbackClient(port: leafPort, interceptors: propagating) { leaf in
                     try await withLoopbackServer(
                         hop("middle", next: leaf, viaFuture: viaFuture, hops: hops, started: started),
-                        interceptors: server
+                        interceptors: [ServerCancellationInterceptor()]
                     ) { middlePort, _ in
                         try await withLoopbackClient(port: middlePort, interceptors: propagating) { middle in
                             try await withLoopbackServer(

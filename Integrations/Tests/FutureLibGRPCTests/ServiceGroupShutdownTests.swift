@@ -53,46 +53,76 @@ struct ServiceGroupShutdownTests {
         #expect(reasons.all == ["GracefulShutdownError"])
     }
 
-    @Test func `an RPC that starts after the service group's graceful shutdown began is cancelled at once`()
-        async throws
-    {
-        let started = Recorder<Void>()
+    /// A service whose handler records whether its token was already cancelled when it started, and its reason.
+    static func recordingService(cancelledAtStart: Recorder<Bool>, reasons: Recorder<String>) -> ProbeService {
+        ProbeService { message, _, _ in
+            if message == "ping" { return "pong" }
+            let token = RPCCancellation.token
+            cancelledAtStart.record(token.isCancellationRequested)
+            reasons.record(reasonName(token))
+            try token.checkCancellation()
+            return "done"
+        }
+    }
+
+    @Test(
+        "an RPC that starts once the service group's graceful shutdown began is cancelled before its handler runs",
+        arguments: [false, true]
+    )
+    func startsAfterShutdown(firstRPCBefore: Bool) async throws {
+        let cancelledAtStart = Recorder<Bool>()
         let reasons = Recorder<String>()
-        let service = ServerCancellationInterceptorTests.waitingService(started: started, reasons: reasons)
+        let service = Self.recordingService(cancelledAtStart: cancelledAtStart, reasons: reasons)
         try await testGracefulShutdown { trigger in
             try await withLoopbackServer(service, interceptors: [ServerCancellationInterceptor()]) { port, _ in
                 try await withLoopbackClient(port: port) { client in
-                    // The first RPC starts the watch; the shutdown begins between the two.
-                    let first = try await client.probe("ping")
-                    #expect(first == "pong")
+                    // With a first RPC before the shutdown, the watch is running when it begins; without, the first
+                    // RPC arrives when the group is already shutting down.
+                    if firstRPCBefore {
+                        let first = try await client.probe("ping")
+                        #expect(first == "pong")
+                    }
                     trigger.triggerGracefulShutdown()
                     let error = await #expect(throws: RPCError.self) { try await client.probe("x") }
                     #expect(error?.code == .unavailable)
                 }
             }
         }
+        #expect(cancelledAtStart.all == [true])
         #expect(reasons.all == ["GracefulShutdownError"])
     }
 
-    @Test func `the watch ends with the server: its interceptor's shutdown is released, no task keeps it`()
+    /// A value bound as a task-local around a server: its RPCs' tasks inherit it, and so does the watch's task.
+    final class Sentinel: Sendable {
+        @TaskLocal static var current: Sentinel?
+    }
+
+    @Test func `the watch ends with the server: its interceptor's shutdown is released, and so is its task`()
         async throws
     {
         weak var released: ServerShutdown?
+        weak var inherited: Sentinel?
         try await testGracefulShutdown { _ in
             let interceptor = ServerCancellationInterceptor()
             released = interceptor.serverShutdown
-            try await withLoopbackServer(
-                ProbeService { _, _, _ in "pong" },
-                interceptors: [interceptor]
-            ) { port, _ in
-                let answer = try await withLoopbackClient(port: port) { client in try await client.probe("ping") }
-                #expect(answer == "pong")
+            let sentinel = Sentinel()
+            inherited = sentinel
+            try await Sentinel.$current.withValue(sentinel) {
+                try await withLoopbackServer(
+                    ProbeService { _, _, _ in "pong" },
+                    interceptors: [interceptor]
+                ) { port, _ in
+                    let answer = try await withLoopbackClient(port: port) { client in try await client.probe("ping") }
+                    #expect(answer == "pong")
+                }
             }
             // The group never shut down gracefully: the watch still waits, holding its shutdown weakly.
-            #expect(released != nil)
+            withExtendedLifetime(interceptor) { #expect(released != nil) }
         }
-        // The interceptor and its server are gone: nothing else holds the shutdown (a task that did would keep it).
-        try await eventually { released == nil }
+        // The interceptor and its server are gone: nothing else holds the shutdown (a task that did would keep it),
+        // and the watch's task ended (it held the sentinel, inherited from the first RPC's task).
+        try await eventually { released == nil && inherited == nil }
         #expect(released == nil)
+        #expect(inherited == nil)
     }
 }

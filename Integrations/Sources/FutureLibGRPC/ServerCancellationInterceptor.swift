@@ -28,8 +28,8 @@ public import GRPCCore
 /// - **Graceful shutdown** (reason `GracefulShutdownError`): ``beginGracefulShutdown()`` (the tokens fire before it
 ///   returns), the `ServiceGroup` that runs the server shutting down gracefully (the first RPC starts a task that holds
 ///   one handler for the server; swift-service-lifecycle runs it inside its lock, so the tokens fire just after,
-///   from a task of their own), or
-///   `shutdown` cancelled (its own reason then). A handle that fires once the shutdown has begun counts as it.
+///   from a task of their own), or `shutdown` cancelled (its own reason then). An RPC that starts once the shutdown
+///   has begun is cancelled before its handler runs. A handle that fires once the shutdown has begun counts as it.
 ///   Call ``beginGracefulShutdown()`` *before* `server.beginGracefulShutdown()`: the transport cancels the RPCs'
 ///   handles when it quiesces, which alone would read as the client (in a `ServiceGroup`, if the server's own
 ///   handler runs first).

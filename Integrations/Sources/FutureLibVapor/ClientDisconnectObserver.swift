@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import Vapor
 
 /// A channel handler at the head of a Vapor connection's pipeline that tells the requests in flight on it that the
 /// client went away: the connection closed, or the client closed its side of it (read end-of-file).
@@ -63,12 +64,19 @@ final class ClientDisconnectObserver: ChannelInboundHandler, RemovableChannelHan
         self.key == key ? connection : nil
     }
 
+    /// What ``RequestCancellationMiddleware`` keeps of `request`, if this observer's connection watches it.
+    func watchedState(of request: Request) -> RequestState? {
+        connection.state(of: request)
+    }
+
     private func clientWentAway() {
+        // The connection hands its requests' states to their storage before it leaves the table: a route that reads
+        // its cancellation meanwhile finds it in one or the other.
+        connection.clientWentAway()
         if let key {
             self.key = nil
             ClientConnection.unregister(connection, for: key)
         }
-        connection.clientWentAway()
     }
 }
 
@@ -77,13 +85,28 @@ final class ClientDisconnectObserver: ChannelInboundHandler, RemovableChannelHan
 extension ClientDisconnectObserver: Sendable {}
 
 /// What the requests of one connection and its ``ClientDisconnectObserver`` share: whether the client went away or
-/// the application shut down, and the requests in flight (one at a time with Vapor's default HTTP/1.1 pipelining
-/// support, which answers pipelined requests in order; several without it).
+/// the application shut down, and the requests ``RequestCancellationMiddleware`` started on it (one at a time with
+/// Vapor's default HTTP/1.1 pipelining support, which answers pipelined requests in order; several without it).
 ///
 /// The connection, not each request, follows the application's shutdown (``Vapor/Application/requestShutdown``):
 /// its first request registers one handler on that token, which the connection's end removes. A request then
 /// costs no registration on a token every request shares.
+///
+/// The connection is also where a request's cancellation is found (`request.cancellation`), by the request's
+/// identity, rather than in Vapor's `Request.storage`, whose write and read cost more than the rest of the token
+/// (`make bench-http-instructions`). A request stays listed after its response is ready, so that the route and the
+/// middlewares in front of this one still read its reason, until the next request on the connection starts or the
+/// connection ends. Then, if anything else still holds the request (a task the route left running, say), its state
+/// moves into its `storage` before the connection lets it go: a later read finds it there.
 final class ClientConnection: Sendable {
+    /// A request the middleware started on this connection, and its state.
+    private struct Watched {
+        var request: Request
+        let state: RequestState
+        /// Its response is ready: the client's leaving no longer cancels it.
+        var isFinished = false
+    }
+
     private struct State {
         var isGone = false
         /// The shutdown token's reason, once it fired: every later request is cancelled with it at once.
@@ -91,7 +114,55 @@ final class ClientConnection: Sendable {
         /// Whether the connection registered its handler on the shutdown token (it does once).
         var followsShutdown = false
         var shutdownRegistration: CancellationRegistration?
-        var inFlight: [CancellationRequest] = []
+        var requests: [Watched] = []
+
+        /// Removes the requests that `leaves` selects; a request that something else still holds first gets its
+        /// state in its `storage`. Called with the connection's lock held, so that a reader finds the state here or
+        /// there; the lock of Vapor's storage is taken inside it, and nothing takes the two in the other order.
+        /// The caller releases what this returns outside the lock (the last reference to a request releases what its
+        /// storage holds).
+        mutating func remove(where leaves: (Watched) -> Bool) -> Removed {
+            var removed = Removed()
+            var index = requests.startIndex
+            while index < requests.endIndex {
+                guard leaves(requests[index]) else {
+                    index += 1
+                    continue
+                }
+                var leaving = requests.remove(at: index)
+                if !isKnownUniquelyReferenced(&leaving.request) {
+                    leaving.request.storage[RequestCancellationKey.self] = RequestCancellation(state: leaving.state)
+                }
+                removed.append(leaving)
+            }
+            return removed
+        }
+    }
+
+    /// The requests `State.remove(where:)` took out, for their release outside the lock: most often one (the
+    /// request before on a keep-alive connection), which takes no array.
+    private struct Removed {
+        private var first: Watched?
+        private var others: [Watched] = []
+
+        mutating func append(_ watched: Watched) {
+            if first == nil { first = watched } else { others.append(watched) }
+        }
+
+        /// The requests whose responses were not ready.
+        var inFlight: [CancellationRequest] {
+            ((first.map { [$0] } ?? []) + others).filter { !$0.isFinished }.map(\.state.request)
+        }
+    }
+
+    /// How a request's watch began.
+    enum Watch {
+        /// The connection watches it.
+        case watching
+        /// The connection does not: the client went away or the application shut down, for this reason.
+        case refused(any Error)
+        /// The connection watches it already, with this state (a middleware before this one started it).
+        case started(RequestState)
     }
 
     // NIO's lock, which ThreadSanitizer sees (the standard library's `Mutex` it does not, on Linux).
@@ -100,54 +171,68 @@ final class ClientConnection: Sendable {
     /// Whether the client went away.
     var isGone: Bool { state.withLockedValue { $0.isGone } }
 
-    /// Cancels `request` when the client goes away (`ClientDisconnectedError`) or `shutdown` is cancelled (its
-    /// reason) while it is in flight, or at once if either already happened. `shutdown` is read once per
-    /// connection.
-    func watch(_ request: CancellationRequest, shutdown: () -> CancellationToken) {
+    /// Watches `request`, whose state is `requestState`: its cancellation is cancelled when the client goes away
+    /// (`ClientDisconnectedError`) or `shutdown` is cancelled (its reason) while it is in flight. `shutdown` is read
+    /// once per connection. The requests whose responses were ready leave the connection now.
+    func watch(
+        _ request: Request,
+        as requestState: RequestState,
+        shutdown: () -> CancellationToken
+    ) -> Watch {
         enum Outcome {
-            case watching
+            case watch(Watch)
             case follow
-            case cancel(any Error)
         }
-        let outcome: Outcome = state.withLockedValue { state in
-            if state.isGone { return .cancel(ClientDisconnectedError()) }
-            if let reason = state.shutdownReason { return .cancel(reason) }
-            state.inFlight.append(request)
-            guard !state.followsShutdown else { return .watching }
+        let (outcome, finished): (Outcome, Removed) = state.withLockedValue { state in
+            if let started = state.requests.first(where: { $0.request === request }) {
+                return (.watch(.started(started.state)), Removed())
+            }
+            if state.isGone { return (.watch(.refused(ClientDisconnectedError())), Removed()) }
+            if let reason = state.shutdownReason { return (.watch(.refused(reason)), Removed()) }
+            let finished = state.remove(where: \.isFinished)
+            state.requests.append(Watched(request: request, state: requestState))
+            guard !state.followsShutdown else { return (.watch(.watching), finished) }
             state.followsShutdown = true
-            return .follow
+            return (.follow, finished)
         }
+        _ = finished
         switch outcome {
-        case .watching: return
-        case .follow: follow(shutdown())
-        case .cancel(let reason): request.cancel(reason: reason)
+        case .watch(let watch):
+            return watch
+        case .follow:
+            follow(shutdown())
+            return .watching
         }
     }
 
-    /// Stops watching `request` (its response is ready).
-    func unwatch(_ request: CancellationRequest) {
-        // The request leaves the lock before it is released (the caller still holds it anyway).
-        let removed: CancellationRequest? = state.withLockedValue { state in
-            guard let index = state.inFlight.firstIndex(where: { $0 === request }) else { return nil }
-            return state.inFlight.remove(at: index)
+    /// The state of `request`, if the connection lists it.
+    func state(of request: Request) -> RequestState? {
+        state.withLockedValue { state in
+            state.requests.first(where: { $0.request === request })?.state
         }
-        _ = removed
     }
 
-    /// The client went away: cancels the requests in flight, outside the lock, and every later one at once; removes
-    /// the handler on the shutdown token.
+    /// The response of the request whose state is `requestState` is ready: the client's leaving no longer cancels
+    /// it. It stays listed until the next request starts.
+    func finished(_ requestState: RequestState) {
+        state.withLockedValue { state in
+            if let index = state.requests.firstIndex(where: { $0.state === requestState }) {
+                state.requests[index].isFinished = true
+            }
+        }
+    }
+
+    /// The client went away: cancels the requests in flight, outside the lock, and every later one at once; lets
+    /// the requests go; removes the handler on the shutdown token.
     func clientWentAway() {
         // As in `shutDown(reason:)`: what the lock held is released outside it.
-        let (inFlight, registration) = state.withLockedValue { state in
+        let (requests, registration) = state.withLockedValue { state in
             state.isGone = true
-            defer {
-                state.inFlight = []
-                state.shutdownRegistration = nil
-            }
-            return (state.inFlight, state.shutdownRegistration)
+            defer { state.shutdownRegistration = nil }
+            return (state.remove(where: { _ in true }), state.shutdownRegistration)
         }
         _ = registration?.unregister()
-        for request in inFlight { request.cancel(reason: ClientDisconnectedError()) }
+        for request in requests.inFlight { request.cancel(reason: ClientDisconnectedError()) }
     }
 
     /// Registers the connection's one handler on `shutdown` (at once, if it is cancelled already).
@@ -166,17 +251,15 @@ final class ClientConnection: Sendable {
     }
 
     /// The shutdown token fired: cancels the requests in flight, outside the lock, and every later one at once, with
-    /// its reason.
+    /// its reason. The requests stay listed until the connection ends.
     private static func shutDown(_ state: NIOLockedValueBox<State>, reason: any Error) {
-        // The registration and the requests leave the lock before they are released: dropping the last reference
-        // to either can release a handler (user code).
+        // The registration leaves the lock before it is released: dropping the last reference to it can release a
+        // handler (user code).
         let (inFlight, registration) = state.withLockedValue { state in
             if state.shutdownReason == nil { state.shutdownReason = reason }
-            defer {
-                state.inFlight = []
-                state.shutdownRegistration = nil
-            }
-            return (state.inFlight, state.shutdownRegistration)
+            defer { state.shutdownRegistration = nil }
+            let inFlight = state.requests.lazy.filter { !$0.isFinished }.map(\.state.request)
+            return (Array(inFlight), state.shutdownRegistration)
         }
         _ = registration
         for request in inFlight { request.cancel(reason: reason) }
@@ -207,6 +290,18 @@ final class ClientConnection: Sendable {
             return connections.removeValue(forKey: key)
         }
         _ = removed
+    }
+
+    /// What ``RequestCancellationMiddleware`` keeps of `request`, if an observed connection lists it: the connection
+    /// whose read the thread is in first (a route that answers within the read, and every middleware), then the one
+    /// registered under the request's address (an `async` route's task).
+    static func watchedState(of request: Request) -> RequestState? {
+        if let reading = ReadingObserver.current, let state = reading.watchedState(of: request) {
+            return state
+        }
+        guard let remote = request.remoteAddress else { return nil }
+        let key = Key(remote: remote, loop: ObjectIdentifier(request.eventLoop))
+        return connections.withLockedValue { $0[key] }?.state(of: request)
     }
 
     static func connection(remote: SocketAddress?, loop: any EventLoop) -> ClientConnection? {

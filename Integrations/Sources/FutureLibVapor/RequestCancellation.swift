@@ -91,7 +91,7 @@ final class RequestState: Sendable {
 
     /// The route's response is ready: its connection stops watching it.
     func finished() {
-        connection?.unwatch(request)
+        connection?.finished(self)
     }
 }
 
@@ -105,7 +105,12 @@ extension Request {
     /// }
     /// ```
     public var cancellation: RequestCancellation {
-        storage[RequestCancellationKey.self] ?? RequestCancellation(state: nil)
+        // An observed connection lists its requests' states (until the next request starts on it, when a request
+        // that something still holds gets its state in its storage); an unobserved one's are in the storage.
+        if let state = ClientConnection.watchedState(of: self) { return RequestCancellation(state: state) }
+        let storage = storage
+        guard storage.contains(RequestCancellationKey.self) else { return RequestCancellation(state: nil) }
+        return storage[RequestCancellationKey.self] ?? RequestCancellation(state: nil)
     }
 }
 

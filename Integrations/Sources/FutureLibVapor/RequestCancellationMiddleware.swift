@@ -94,16 +94,12 @@ public struct RequestCancellationMiddleware: Middleware {
     ///   - next: The rest of the chain.
     /// - Returns: The response of `next`, or the status of the reason (with `respondsToCancellation`).
     public func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
-        // One read of `request.storage` (a lock and a copy) serves both the check and the write below; `contains`
-        // looks the key up without Vapor's generic read and cast, which cost more than the rest of the check.
-        var storage = request.storage
-        if storage.contains(RequestCancellationKey.self), let outer = storage[RequestCancellationKey.self],
-            outer.request != nil
-        {
-            if let deadline { outer.setDeadline(deadline) }
-            return next.respond(to: request)
-        }
         let connection = ClientConnection.connection(remote: request.remoteAddress, loop: request.eventLoop)
+        // On an unobserved connection the request's state goes into Vapor's `Request.storage`; an observed one lists
+        // it (cheaper: a write to the storage takes its lock, copies its dictionary and boxes the value).
+        if connection == nil, let outer = Self.startedState(in: request) {
+            return respond(to: request, startedAs: outer, chainingTo: next)
+        }
         // An observed connection follows the application's shutdown itself (one registration per connection);
         // `shutdown` is linked only when it can be cancelled (it is `.none` by default).
         let stop: CancellationRequest
@@ -115,14 +111,31 @@ public struct RequestCancellationMiddleware: Middleware {
             stop = CancellationRequest()
         }
         let state = RequestState(request: stop, connection: connection, caller: callerDeadline(of: request))
-        storage[RequestCancellationKey.self] = RequestCancellation(state: state)
-        request.storage = storage
-        connection?.watch(stop) { request.application.requestShutdown.token }
+        if let connection {
+            switch connection.watch(request, as: state, shutdown: { request.application.requestShutdown.token }) {
+            case .watching:
+                break
+            case .started(let outer):
+                return respond(to: request, startedAs: outer, chainingTo: next)
+            case .refused(let reason):
+                // The client went away or the application shut down before this request started, or, for a
+                // middleware after the first, while the first ran: the first's state is then in the storage.
+                if let outer = Self.startedState(in: request) {
+                    return respond(to: request, startedAs: outer, chainingTo: next)
+                }
+                request.storage[RequestCancellationKey.self] = RequestCancellation(state: state)
+                stop.cancel(reason: reason)
+            }
+        } else {
+            request.storage[RequestCancellationKey.self] = RequestCancellation(state: state)
+        }
         stop.cancel(after: deadline, notAfter: state.caller)
         let response = next.respond(to: request)
         guard respondsToCancellation else {
             guard connection != nil else { return response }
-            return response.always { _ in state.finished() }
+            // Not `always`, which wraps the callback in a closure of its own (an allocation).
+            response.whenComplete { _ in state.finished() }
+            return response
         }
         // One callback and one promise (not `flatMapErrorThrowing` then `map`: two of each).
         let answer = response.eventLoop.makePromise(of: Response.self)
@@ -146,6 +159,24 @@ public struct RequestCancellationMiddleware: Middleware {
 }
 
 extension RequestCancellationMiddleware {
+    /// A middleware before this one started the request: this one only sets its deadline.
+    private func respond(
+        to request: Request,
+        startedAs outer: RequestState,
+        chainingTo next: any Responder
+    ) -> EventLoopFuture<Response> {
+        if let deadline { RequestCancellation(state: outer).setDeadline(deadline) }
+        return next.respond(to: request)
+    }
+
+    /// The state a middleware before this one put in the request's storage, if any.
+    private static func startedState(in request: Request) -> RequestState? {
+        // `contains` looks the key up without Vapor's generic read and cast, which cost more than the rest.
+        let storage = request.storage
+        guard storage.contains(RequestCancellationKey.self) else { return nil }
+        return storage[RequestCancellationKey.self]?.state
+    }
+
     /// The deadline the caller sent in ``deadlineHeader``, from now, if any valid one.
     private func callerDeadline(of request: Request) -> CancellationDeadline? {
         guard let deadlineHeader, request.headers.contains(name: deadlineHeader.name) else { return nil }

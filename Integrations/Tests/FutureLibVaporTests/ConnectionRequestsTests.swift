@@ -1,0 +1,221 @@
+import IntegrationsTestSupport
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOEmbedded
+import Testing
+import Vapor
+
+@testable import FutureLibVapor
+
+extension VaporApplicationTests {
+    /// Where a request's cancellation lives on an observed connection: listed by the connection, not in Vapor's
+    /// `Request.storage`, from the middleware's start until the next request on the connection starts or the
+    /// connection ends; then in the storage if anything still holds the request.
+    @Suite(.timeLimit(.minutes(5)))
+    struct ConnectionRequestsTests {
+        @Test(
+            "a request's token is found through its connection while it runs and after its response; the next request's start moves it into the storage of a request that is still held, and lets go of one nobody holds"
+        )
+        func requestsStayFindableAfterTheirResponse() async throws {
+            try await withObservedConnection(port: 40_101) { connection in
+                // A request nobody else holds: the connection keeps it until the next request starts.
+                weak var released: Request?
+                var firstToken: CancellationToken?
+                do {
+                    let first = connection.request()
+                    released = first
+                    let response = connection.start(first)
+                    firstToken = first.cancellation.token
+                    #expect(first.cancellation.observesClient)
+                    #expect(!first.storage.contains(RequestCancellationKey.self))
+                    connection.answer(first, response)
+                    // A middleware in front of this one reads the reason after the response is ready.
+                    #expect(first.cancellation.token == firstToken)
+                }
+                #expect(released != nil, "the connection holds its last request until the next one starts")
+
+                let second = connection.request()
+                let secondResponse = connection.start(second)
+                #expect(released == nil, "the next request's start lets go of a request nobody holds")
+                #expect(firstToken?.isCancellationRequested == false)
+                let secondToken = second.cancellation.token
+                #expect(secondToken != firstToken)
+                connection.answer(second, secondResponse)
+
+                // Still held (a task the route left running, say): its state moves into its storage.
+                let third = connection.request()
+                _ = connection.start(third)
+                #expect(second.storage.contains(RequestCancellationKey.self))
+                #expect(second.cancellation.token == secondToken)
+                #expect(second.cancellation.observesClient)
+                #expect(!third.storage.contains(RequestCancellationKey.self))
+            }
+        }
+
+        @Test(
+            "the connection's end cancels the request in flight with ClientDisconnectedError, and its token stays readable through the request's storage"
+        )
+        func connectionEndCancelsAndKeepsTheTokenReadable() async throws {
+            weak var released: Request?
+            let inFlight = try await withObservedConnection(port: 40_102) { connection in
+                do {
+                    let finished = connection.request()
+                    released = finished
+                    connection.answer(finished, connection.start(finished))
+                }
+                let inFlight = connection.request()
+                _ = connection.start(inFlight)
+                #expect(!inFlight.cancellation.token.isCancellationRequested)
+                return inFlight
+            }
+            #expect(inFlight.cancellation.token.cancellationReason is ClientDisconnectedError)
+            #expect(inFlight.cancellation.observesClient)
+            #expect(released == nil, "the connection's end lets go of the requests nobody holds")
+        }
+
+        @Test(
+            "a request that starts once its client closed its side of the connection is cancelled at once with ClientDisconnectedError, and a route group's middleware after the first keeps the first's token"
+        )
+        func requestAfterTheClientLeft() async throws {
+            try await withObservedConnection(port: 40_103) { connection in
+                let before = connection.request()
+                let beforeResponse = connection.start(before)
+                connection.channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+                #expect(before.cancellation.token.cancellationReason is ClientDisconnectedError)
+                connection.answer(before, beforeResponse)
+
+                let after = connection.request()
+                let nested = try connection.start(after, nestedDeadline: .seconds(30))
+                #expect(nested.token.cancellationReason is ClientDisconnectedError)
+                #expect(after.cancellation.token == nested.token)
+            }
+        }
+
+        @Test(
+            "a route group's middleware after the first sets the deadline of the first's token on an observed connection"
+        )
+        func nestedMiddlewareKeepsTheFirstsToken() async throws {
+            try await withObservedConnection(port: 40_104) { connection in
+                let request = connection.request()
+                let nested = try connection.start(request, nestedDeadline: .seconds(30))
+                #expect(request.cancellation.token == nested.token)
+                let remaining = try #require(request.cancellation.token.timeRemaining)
+                #expect(remaining > .seconds(1) && remaining <= .seconds(30))
+                #expect(!request.storage.contains(RequestCancellationKey.self))
+            }
+        }
+    }
+}
+
+/// One embedded connection with an observer, registered under 127.0.0.1:`port`, and an application whose
+/// `RequestCancellationMiddleware` starts the requests made for it, each inside the connection's read as Vapor's
+/// decoder delivers it.
+private struct ObservedConnection {
+    let application: Application
+    let channel: EmbeddedChannel
+    let observer: ClientDisconnectObserver
+    let address: SocketAddress
+    let responder = HeldResponder()
+
+    func request() -> Request {
+        Request(application: application, remoteAddress: address, on: channel.eventLoop)
+    }
+
+    /// Runs the middleware for `request`, inside the connection's read; returns the route's pending response.
+    func start(_ request: Request) -> EventLoopFuture<Response> {
+        var response: EventLoopFuture<Response>?
+        ReadingObserver.delivering(observer) {
+            response = RequestCancellationMiddleware().respond(to: request, chainingTo: responder)
+        }
+        return response!
+    }
+
+    /// Runs the middleware, then a second one as a route group's, for `request`; returns what the second saw.
+    func start(_ request: Request, nestedDeadline: Duration) throws -> RequestCancellation {
+        let seen = SeenCancellation()
+        ReadingObserver.delivering(observer) {
+            let nested = NestedResponder(deadline: RequestDeadlineMiddleware(nestedDeadline), next: seen)
+            _ = RequestCancellationMiddleware().respond(to: request, chainingTo: nested)
+        }
+        return try #require(seen.cancellation)
+    }
+
+    /// The route answers `request`.
+    func answer(_ request: Request, _ response: EventLoopFuture<Response>) {
+        let answered = NIOLockedValueBox(false)
+        response.whenSuccess { _ in answered.withLockedValue { $0 = true } }
+        responder.answer(request)
+        channel.embeddedEventLoop.run()
+        #expect(answered.withLockedValue { $0 })
+    }
+}
+
+private func withObservedConnection<Result>(
+    port: Int,
+    _ body: (ObservedConnection) async throws -> Result
+) async throws -> Result {
+    let application = try await Application.make(
+        .testing,
+        logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+    )
+    let channel = EmbeddedChannel()
+    let address = try SocketAddress(ipAddress: "127.0.0.1", port: port)
+    channel.remoteAddress = address
+    let observer = ClientDisconnectObserver()
+    try channel.pipeline.syncOperations.addHandler(observer)
+    let connection = ObservedConnection(
+        application: application,
+        channel: channel,
+        observer: observer,
+        address: address
+    )
+    let result: Result
+    do {
+        result = try await body(connection)
+    } catch {
+        _ = try? channel.finish()
+        try await application.asyncShutdown()
+        throw error
+    }
+    _ = try channel.finish()
+    try await application.asyncShutdown()
+    return result
+}
+
+/// A route whose responses wait until the test answers them.
+private final class HeldResponder: Responder, @unchecked Sendable {
+    // Confined to the embedded event loop's thread (the test's).
+    private var pending: [ObjectIdentifier: EventLoopPromise<Response>] = [:]
+
+    func respond(to request: Request) -> EventLoopFuture<Response> {
+        let promise = request.eventLoop.makePromise(of: Response.self)
+        pending[ObjectIdentifier(request)] = promise
+        return promise.futureResult
+    }
+
+    func answer(_ request: Request) {
+        pending.removeValue(forKey: ObjectIdentifier(request))?.succeed(Response(status: .ok))
+    }
+}
+
+/// A route that records the request's cancellation and answers at once.
+private final class SeenCancellation: Responder, @unchecked Sendable {
+    // Written once, on the embedded event loop's thread (the test's), before it is read there.
+    var cancellation: RequestCancellation?
+
+    func respond(to request: Request) -> EventLoopFuture<Response> {
+        cancellation = request.cancellation
+        return request.eventLoop.makeSucceededFuture(Response(status: .ok))
+    }
+}
+
+/// A middleware in front of a responder.
+private struct NestedResponder: Responder {
+    let deadline: RequestDeadlineMiddleware
+    let next: any Responder
+
+    func respond(to request: Request) -> EventLoopFuture<Response> {
+        deadline.respond(to: request, chainingTo: next)
+    }
+}

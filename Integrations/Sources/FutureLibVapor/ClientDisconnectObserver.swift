@@ -64,6 +64,13 @@ final class ClientDisconnectObserver: ChannelInboundHandler, RemovableChannelHan
         self.key == key ? connection : nil
     }
 
+    /// The connection, if it is registered under the client address `remote` and the event loop `loop`: the same as
+    /// `connection(registeredAs:)`, without making a key (a copy of the address).
+    func connection(remote: SocketAddress, loop: ObjectIdentifier) -> ClientConnection? {
+        guard let key, key.loop == loop, key.remote == remote else { return nil }
+        return connection
+    }
+
     /// What ``RequestCancellationMiddleware`` keeps of `request`, if this observer's connection watches it.
     func watchedState(of request: Request) -> RequestState? {
         connection.state(of: request)
@@ -103,8 +110,9 @@ final class ClientConnection: Sendable {
     private struct Watched {
         var request: Request
         let state: RequestState
+
         /// Its response is ready: the client's leaving no longer cancels it.
-        var isFinished = false
+        var isFinished: Bool { state.isFinished }
     }
 
     private struct State {
@@ -212,16 +220,6 @@ final class ClientConnection: Sendable {
         }
     }
 
-    /// The response of the request whose state is `requestState` is ready: the client's leaving no longer cancels
-    /// it. It stays listed until the next request starts.
-    func finished(_ requestState: RequestState) {
-        state.withLockedValue { state in
-            if let index = state.requests.firstIndex(where: { $0.state === requestState }) {
-                state.requests[index].isFinished = true
-            }
-        }
-    }
-
     /// The client went away: cancels the requests in flight, outside the lock, and every later one at once; lets
     /// the requests go; removes the handler on the shutdown token.
     func clientWentAway() {
@@ -306,12 +304,14 @@ final class ClientConnection: Sendable {
 
     static func connection(remote: SocketAddress?, loop: any EventLoop) -> ClientConnection? {
         guard let remote else { return nil }
-        let key = Key(remote: remote, loop: ObjectIdentifier(loop))
         // Most requests arrive in their connection's read, on this thread: its observer answers without the table's
         // lock and hash. Another connection's read (a pipelined request delivered later) has another key.
-        if let reading = ReadingObserver.current, let connection = reading.connection(registeredAs: key) {
+        if let reading = ReadingObserver.current,
+            let connection = reading.connection(remote: remote, loop: ObjectIdentifier(loop))
+        {
             return connection
         }
+        let key = Key(remote: remote, loop: ObjectIdentifier(loop))
         return connections.withLockedValue { $0[key] }
     }
 

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import Synchronization
 public import Vapor
 
 /// A request's cancellation: its token, which ``RequestCancellationMiddleware`` makes for each request
@@ -82,6 +83,8 @@ final class RequestState: Sendable {
     let request: CancellationRequest
     let connection: ClientConnection?
     let caller: CancellationDeadline?
+    // An atomic, not the connection's lock: the response's callback sets it on every request.
+    private let responded = Atomic<Bool>(false)
 
     init(request: CancellationRequest, connection: ClientConnection?, caller: CancellationDeadline?) {
         self.request = request
@@ -89,9 +92,14 @@ final class RequestState: Sendable {
         self.caller = caller
     }
 
-    /// The route's response is ready: its connection stops watching it.
+    /// The route's response is ready: the client's leaving no longer cancels the request.
     func finished() {
-        connection?.finished(self)
+        responded.store(true, ordering: .releasing)
+    }
+
+    /// Whether the route's response is ready.
+    var isFinished: Bool {
+        responded.load(ordering: .acquiring)
     }
 }
 

@@ -103,8 +103,9 @@ extension ClientDisconnectObserver: Sendable {}
 /// identity, rather than in Vapor's `Request.storage`, whose write and read cost more than the rest of the token
 /// (`make bench-http-instructions`). A request stays listed after its response is ready, so that the route and the
 /// middlewares in front of this one still read its reason, until the next request on the connection starts or the
-/// connection ends. Then, if anything else still holds the request (a task the route left running, say), its state
-/// moves into its `storage` before the connection lets it go: a later read finds it there.
+/// connection ends. Then, if anything else still holds the request (its route, still running when the client left;
+/// a task the route left running), ``OrphanedRequests`` keeps its state before the connection lets it go: a later
+/// read finds it there.
 final class ClientConnection: Sendable {
     /// A request the middleware started on this connection, and its state.
     private struct Watched {
@@ -124,11 +125,11 @@ final class ClientConnection: Sendable {
         var shutdownRegistration: CancellationRegistration?
         var requests: [Watched] = []
 
-        /// Removes the requests that `leaves` selects; a request that something else still holds first gets its
-        /// state in its `storage`. Called with the connection's lock held, so that a reader finds the state here or
-        /// there; the lock of Vapor's storage is taken inside it, and nothing takes the two in the other order.
-        /// The caller releases what this returns outside the lock (the last reference to a request releases what its
-        /// storage holds).
+        /// Removes the requests that `leaves` selects; a request that something else still holds is first adopted
+        /// by ``OrphanedRequests``. Called with the connection's lock held, so that a reader finds the state here or
+        /// there; the orphans' lock is taken inside it, and nothing takes the two in the other order. The caller
+        /// releases what this returns outside the lock (the last reference to a request releases what its storage
+        /// holds, and a state the handlers on its token).
         mutating func remove(where leaves: (Watched) -> Bool) -> Removed {
             var removed = Removed()
             var index = requests.startIndex
@@ -139,7 +140,7 @@ final class ClientConnection: Sendable {
                 }
                 var leaving = requests.remove(at: index)
                 if !isKnownUniquelyReferenced(&leaving.request) {
-                    leaving.request.storage[RequestCancellationKey.self] = RequestCancellation(state: leaving.state)
+                    removed.release(OrphanedRequests.adopt(leaving.request, state: leaving.state))
                 }
                 removed.append(leaving)
             }
@@ -152,9 +153,15 @@ final class ClientConnection: Sendable {
     private struct Removed {
         private var first: Watched?
         private var others: [Watched] = []
+        /// The states of orphaned requests that were gone, which an adoption dropped.
+        private var states: [RequestState] = []
 
         mutating func append(_ watched: Watched) {
             if first == nil { first = watched } else { others.append(watched) }
+        }
+
+        mutating func release(_ states: [RequestState]) {
+            self.states += states
         }
 
         /// The requests whose responses were not ready.

@@ -113,12 +113,14 @@ extension Request {
     /// }
     /// ```
     public var cancellation: RequestCancellation {
-        // An observed connection lists its requests' states (until the next request starts on it, when a request
-        // that something still holds gets its state in its storage); an unobserved one's are in the storage.
+        // An observed connection lists its requests' states, until the next request starts on it or it ends (then
+        // the orphans keep those that something still holds); an unobserved one's are in the storage.
         if let state = ClientConnection.watchedState(of: self) { return RequestCancellation(state: state) }
         let storage = storage
-        guard storage.contains(RequestCancellationKey.self) else { return RequestCancellation(state: nil) }
-        return storage[RequestCancellationKey.self] ?? RequestCancellation(state: nil)
+        if storage.contains(RequestCancellationKey.self), let stored = storage[RequestCancellationKey.self] {
+            return stored
+        }
+        return RequestCancellation(state: OrphanedRequests.state(of: self))
     }
 }
 

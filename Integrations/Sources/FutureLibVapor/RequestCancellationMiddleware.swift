@@ -169,12 +169,15 @@ extension RequestCancellationMiddleware {
         return next.respond(to: request)
     }
 
-    /// The state a middleware before this one put in the request's storage, if any.
+    /// The state a middleware before this one started, found where a connection that does not list the request
+    /// keeps it: in the request's storage, or among the orphans (the connection ended between the two middlewares).
     private static func startedState(in request: Request) -> RequestState? {
         // `contains` looks the key up without Vapor's generic read and cast, which cost more than the rest.
         let storage = request.storage
-        guard storage.contains(RequestCancellationKey.self) else { return nil }
-        return storage[RequestCancellationKey.self]?.state
+        if storage.contains(RequestCancellationKey.self), let stored = storage[RequestCancellationKey.self]?.state {
+            return stored
+        }
+        return OrphanedRequests.state(of: request)
     }
 
     /// The deadline the caller sent in ``deadlineHeader``, from now, if any valid one.

@@ -15,7 +15,7 @@ extension VaporApplicationTests {
     @Suite(.timeLimit(.minutes(5)))
     struct ConnectionRequestsTests {
         @Test(
-            "a request's token is found through its connection while it runs and after its response; the next request's start moves it into the storage of a request that is still held, and lets go of one nobody holds"
+            "a request's token is found through its connection while it runs and after its response; the next request's start hands a request that is still held to the orphans, not to its storage, and lets go of one nobody holds"
         )
         func requestsStayFindableAfterTheirResponse() async throws {
             try await withObservedConnection(port: 40_101) { connection in
@@ -43,10 +43,12 @@ extension VaporApplicationTests {
                 #expect(secondToken != firstToken)
                 connection.answer(second, secondResponse)
 
-                // Still held (a task the route left running, say): its state moves into its storage.
+                // Still held (a task the route left running, say): the orphans keep its state; its storage, which
+                // its route may be writing at that moment, is left alone.
                 let third = connection.request()
                 _ = connection.start(third)
-                #expect(second.storage.contains(RequestCancellationKey.self))
+                #expect(OrphanedRequests.state(of: second) != nil)
+                #expect(!second.storage.contains(RequestCancellationKey.self))
                 #expect(second.cancellation.token == secondToken)
                 #expect(second.cancellation.observesClient)
                 #expect(!third.storage.contains(RequestCancellationKey.self))
@@ -54,7 +56,7 @@ extension VaporApplicationTests {
         }
 
         @Test(
-            "the connection's end cancels the request in flight with ClientDisconnectedError, and its token stays readable through the request's storage"
+            "the connection's end cancels the request in flight with ClientDisconnectedError, and its token stays readable among the orphans"
         )
         func connectionEndCancelsAndKeepsTheTokenReadable() async throws {
             weak var released: Request?
@@ -71,6 +73,7 @@ extension VaporApplicationTests {
             }
             #expect(inFlight.cancellation.token.cancellationReason is ClientDisconnectedError)
             #expect(inFlight.cancellation.observesClient)
+            #expect(!inFlight.storage.contains(RequestCancellationKey.self))
             #expect(released == nil, "the connection's end lets go of the requests nobody holds")
         }
 
@@ -90,6 +93,35 @@ extension VaporApplicationTests {
                 #expect(nested.token.cancellationReason is ClientDisconnectedError)
                 #expect(after.cancellation.token == nested.token)
             }
+        }
+
+        @Test("the orphans drop the requests that are gone at the next adoption, and a gone request matches nothing")
+        func orphansDropGoneRequests() async throws {
+            let application = try await Application.make(
+                .testing,
+                logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+            )
+            let loop = EmbeddedEventLoop()
+            func state() -> RequestState {
+                RequestState(request: CancellationRequest(), connection: nil, caller: nil)
+            }
+            weak var goneState: RequestState?
+            do {
+                let gone = Request(application: application, on: loop)
+                let orphan = state()
+                goneState = orphan
+                _ = OrphanedRequests.adopt(gone, state: orphan)
+                #expect(OrphanedRequests.state(of: gone) === orphan)
+            }
+            let kept = Request(application: application, on: loop)
+            do {
+                let dropped = OrphanedRequests.adopt(kept, state: state())
+                #expect(dropped.contains { $0 === goneState })
+            }
+            #expect(goneState == nil, "the dropped state is released once the adopter lets go of it")
+            #expect(OrphanedRequests.state(of: kept) != nil)
+            #expect(OrphanedRequests.state(of: Request(application: application, on: loop)) == nil)
+            try await application.asyncShutdown()
         }
 
         @Test(

@@ -77,8 +77,8 @@ final class ClientDisconnectObserver: ChannelInboundHandler, RemovableChannelHan
     }
 
     private func clientWentAway() {
-        // The connection hands its requests' states to their storage before it leaves the table: a route that reads
-        // its cancellation meanwhile finds it in one or the other.
+        // The connection hands the requests still held to the orphans before it leaves the table: a route that
+        // reads its cancellation meanwhile finds it in one or the other.
         connection.clientWentAway()
         if let key {
             self.key = nil
@@ -153,15 +153,15 @@ final class ClientConnection: Sendable {
     private struct Removed {
         private var first: Watched?
         private var others: [Watched] = []
-        /// The states of orphaned requests that were gone, which an adoption dropped.
-        private var states: [RequestState] = []
+        /// What the orphans' adoptions let go of.
+        private var dropped: [OrphanedRequests.Dropped] = []
 
         mutating func append(_ watched: Watched) {
             if first == nil { first = watched } else { others.append(watched) }
         }
 
-        mutating func release(_ states: [RequestState]) {
-            self.states += states
+        mutating func release(_ dropped: OrphanedRequests.Dropped) {
+            self.dropped.append(dropped)
         }
 
         /// The requests whose responses were not ready.
@@ -280,25 +280,30 @@ final class ClientConnection: Sendable {
         let loop: ObjectIdentifier
     }
 
-    // An entry lives from the observer's `handlerAdded` to the connection's end; a later connection from the same
-    // address and port replaces it, and the earlier one's end then leaves the later one's entry alone.
-    private static let connections = NIOLockedValueBox<[Key: ClientConnection]>([:])
+    // A connection is listed from the observer's `handlerAdded` to its end. Two open connections share a key only in
+    // a race (a client that reconnects from the same port, accepted before the earlier connection's end is read) or
+    // with two servers of one process on one event loop: both are kept, a request's middleware takes the newest, and
+    // a look-up for a request's state searches all of them.
+    private static let connections = NIOLockedValueBox<[Key: [ClientConnection]]>([:])
 
     static func register(_ connection: ClientConnection, for key: Key) {
-        let replaced = connections.withLockedValue { $0.updateValue(connection, forKey: key) }
-        _ = replaced
+        connections.withLockedValue { $0[key, default: []].append(connection) }
     }
 
     static func unregister(_ connection: ClientConnection, for key: Key) {
         let removed: ClientConnection? = connections.withLockedValue { connections in
-            guard connections[key] === connection else { return nil }
-            return connections.removeValue(forKey: key)
+            guard var listed = connections[key], let index = listed.firstIndex(where: { $0 === connection }) else {
+                return nil
+            }
+            let removed = listed.remove(at: index)
+            connections[key] = listed.isEmpty ? nil : listed
+            return removed
         }
         _ = removed
     }
 
     /// What ``RequestCancellationMiddleware`` keeps of `request`, if an observed connection lists it: the connection
-    /// whose read the thread is in first (a route that answers within the read, and every middleware), then the one
+    /// whose read the thread is in first (a route that answers within the read, and every middleware), then those
     /// registered under the request's address (an `async` route's task).
     static func watchedState(of request: Request) -> RequestState? {
         if let reading = ReadingObserver.current, let state = reading.watchedState(of: request) {
@@ -306,24 +311,37 @@ final class ClientConnection: Sendable {
         }
         guard let remote = request.remoteAddress else { return nil }
         let key = Key(remote: remote, loop: ObjectIdentifier(request.eventLoop))
-        return connections.withLockedValue { $0[key] }?.state(of: request)
+        // Each connection's lock is taken after the table's is released: the two never nest.
+        guard let listed = connections.withLockedValue({ $0[key] }) else { return nil }
+        for connection in listed.reversed() {
+            if let state = connection.state(of: request) { return state }
+        }
+        return nil
     }
 
-    static func connection(remote: SocketAddress?, loop: any EventLoop) -> ClientConnection? {
+    /// The connection a request arrived on, found by its client address and event loop, and whether the current
+    /// thread is in that connection's read (where Vapor runs most middleware chains).
+    static func lookUp(remote: SocketAddress?, loop: any EventLoop) -> (connection: ClientConnection, inRead: Bool)? {
         guard let remote else { return nil }
         // Most requests arrive in their connection's read, on this thread: its observer answers without the table's
         // lock and hash. Another connection's read (a pipelined request delivered later) has another key.
         if let reading = ReadingObserver.current,
             let connection = reading.connection(remote: remote, loop: ObjectIdentifier(loop))
         {
-            return connection
+            return (connection, true)
         }
         let key = Key(remote: remote, loop: ObjectIdentifier(loop))
-        return connections.withLockedValue { $0[key] }
+        guard let connection = connections.withLockedValue({ $0[key]?.last }) else { return nil }
+        return (connection, false)
+    }
+
+    /// The connection a request arrived on, found by its client address and event loop.
+    static func connection(remote: SocketAddress?, loop: any EventLoop) -> ClientConnection? {
+        lookUp(remote: remote, loop: loop)?.connection
     }
 
     /// Connections registered now (open connections with an observer).
     static var registeredCount: Int {
-        connections.withLockedValue { $0.count }
+        connections.withLockedValue { $0.values.reduce(0) { $0 + $1.count } }
     }
 }

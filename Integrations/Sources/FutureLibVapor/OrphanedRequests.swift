@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import Synchronization
 import Vapor
 
 /// The states of the requests that an observed connection let go of while something else still held them: the
@@ -10,38 +11,68 @@ import Vapor
 /// at the same time (or the other way round), and the connection's end is exactly when routes are still running.
 ///
 /// Each entry holds its request weakly, keyed by the request's identity: a request that is gone matches nothing (a
-/// new request at the same address finds a `nil` reference, not its own), and each adoption first drops the
-/// entries whose requests are gone, so the table holds no more than the orphans alive at the last adoption.
+/// new request at the same address finds a `nil` reference, not its own). An adoption drops the entries whose
+/// requests are gone whenever the table has doubled since the last time, so that the table holds at most about
+/// twice the orphans alive, and an adoption costs amortized constant time however many stay alive.
 enum OrphanedRequests {
     private struct Entry {
         weak var request: Request?
         let state: RequestState
     }
 
-    // NIO's lock, which ThreadSanitizer sees.
-    private static let entries = NIOLockedValueBox<[ObjectIdentifier: Entry]>([:])
+    private struct Table {
+        var entries: [ObjectIdentifier: Entry] = [:]
+        /// The size at which the next adoption drops the gone entries.
+        var dropsAt = 16
+    }
 
-    /// Keeps `state` for `request`; returns the states of the requests that are gone, for their release outside
-    /// any lock (releasing a state can release the handlers on its token).
-    static func adopt(_ request: Request, state: RequestState) -> [RequestState] {
-        entries.withLockedValue { entries in
-            let goneKeys = entries.compactMap { key, entry in entry.request == nil ? key : nil }
-            let gone = goneKeys.compactMap { entries.removeValue(forKey: $0)?.state }
-            entries[ObjectIdentifier(request)] = Entry(request: request, state: state)
-            return gone
+    /// What an adoption let go of, to be released outside every lock: the states of the gone requests (releasing a
+    /// state can release the handlers on its token), and the references to the live requests that looking at a weak
+    /// reference makes (the last one of a request releases what its storage holds).
+    struct Dropped {
+        fileprivate(set) var states: [RequestState] = []
+        fileprivate(set) var requests: [Request] = []
+    }
+
+    // NIO's lock, which ThreadSanitizer sees.
+    private static let table = NIOLockedValueBox(Table())
+    /// How many entries the table holds: a look-up skips the lock while there are none (no connection ever let a
+    /// held request go, or the server is not observed).
+    private static let size = Atomic<Int>(0)
+
+    /// Keeps `state` for `request`.
+    static func adopt(_ request: Request, state: RequestState) -> Dropped {
+        table.withLockedValue { table in
+            var dropped = Dropped()
+            if table.entries.count >= table.dropsAt {
+                for (key, entry) in table.entries {
+                    if let live = entry.request {
+                        dropped.requests.append(live)
+                    } else {
+                        dropped.states.append(entry.state)
+                        table.entries[key] = nil
+                    }
+                }
+                table.dropsAt = max(16, 2 * table.entries.count)
+            }
+            table.entries[ObjectIdentifier(request)] = Entry(request: request, state: state)
+            size.store(table.entries.count, ordering: .releasing)
+            return dropped
         }
     }
 
     /// The state kept for `request`, if any.
     static func state(of request: Request) -> RequestState? {
-        entries.withLockedValue { entries in
-            guard let entry = entries[ObjectIdentifier(request)], entry.request === request else { return nil }
+        guard size.load(ordering: .acquiring) > 0 else { return nil }
+        // The caller holds `request`: a weak reference to it that is loaded here cannot be its last reference.
+        return table.withLockedValue { table in
+            guard let entry = table.entries[ObjectIdentifier(request)], entry.request === request else { return nil }
             return entry.state
         }
     }
 
     /// How many entries the table holds now, the gone ones not yet dropped included.
     static var count: Int {
-        entries.withLockedValue { $0.count }
+        table.withLockedValue { $0.entries.count }
     }
 }

@@ -94,10 +94,13 @@ public struct RequestCancellationMiddleware: Middleware {
     ///   - next: The rest of the chain.
     /// - Returns: The response of `next`, or the status of the reason (with `respondsToCancellation`).
     public func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
-        let connection = ClientConnection.connection(remote: request.remoteAddress, loop: request.eventLoop)
+        let found = ClientConnection.lookUp(remote: request.remoteAddress, loop: request.eventLoop)
+        let connection = found?.connection
         // On an unobserved connection the request's state goes into Vapor's `Request.storage`; an observed one lists
-        // it (cheaper: a write to the storage takes its lock, copies its dictionary and boxes the value).
-        if connection == nil, let outer = Self.startedState(in: request) {
+        // it (cheaper: a write to the storage takes its lock, copies its dictionary and boxes the value). Outside
+        // its connection's read (after an `AsyncMiddleware`, say), a middleware before this one may have started the
+        // request on a connection that has ended since: the orphans keep it then.
+        if found?.inRead != true, let outer = Self.startedState(in: request) {
             return respond(to: request, startedAs: outer, chainingTo: next)
         }
         // An observed connection follows the application's shutdown itself (one registration per connection);
@@ -119,7 +122,8 @@ public struct RequestCancellationMiddleware: Middleware {
                 return respond(to: request, startedAs: outer, chainingTo: next)
             case .refused(let reason):
                 // The client went away or the application shut down before this request started, or, for a
-                // middleware after the first, while the first ran: the first's state is then in the storage.
+                // middleware after the first, while the first ran: the first's state is then in the storage or
+                // among the orphans.
                 if let outer = Self.startedState(in: request) {
                     return respond(to: request, startedAs: outer, chainingTo: next)
                 }

@@ -71,9 +71,10 @@ extension VaporApplicationTests {
                 let leaving = Self.clients * (perClient / 2)
                 #expect(await waitUntil { app.soakEndings.withLockedValue { $0[true, default: 0] } == leaving })
                 #expect(app.soakEndings.withLockedValue { $0[false] } == nil)
-                // Each of those routes was still running when its connection ended, so the orphans kept its state;
-                // each adoption drops the states of the requests that are gone, so at most one per client remains.
-                #expect(OrphanedRequests.count <= Self.clients, "orphans kept: \(OrphanedRequests.count)")
+                // Each of those routes was still running when its connection ended, so the orphans adopted its
+                // state; the adoptions drop the gone ones as the table doubles, so it holds a few dozen at most where
+                // a leak would hold every one.
+                #expect(OrphanedRequests.count < leaving / 10, "orphans kept: \(OrphanedRequests.count)")
                 let before = warmedUp.withLockedValue { $0 }
                 let after = residentBytes()
                 // Reported, not asserted with a bound tighter than a leak would cross: the figure the guide quotes.

@@ -55,7 +55,13 @@ enum OrphanedRequests {
                 }
                 table.dropsAt = max(16, 2 * table.entries.count)
             }
-            table.entries[ObjectIdentifier(request)] = Entry(request: request, state: state)
+            // A gone request's entry under the same identity (its memory now holds `request`) goes too.
+            if let replaced = table.entries.updateValue(
+                Entry(request: request, state: state),
+                forKey: ObjectIdentifier(request)
+            ) {
+                dropped.states.append(replaced.state)
+            }
             size.store(table.entries.count, ordering: .releasing)
             return dropped
         }

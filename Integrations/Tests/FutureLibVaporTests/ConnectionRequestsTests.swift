@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
+import Synchronization
 import Testing
 import Vapor
 
@@ -174,6 +175,40 @@ extension VaporApplicationTests {
                 #expect(seen.cancellation?.token == token)
                 #expect(request.cancellation.token == token)
                 _ = try newerChannel.finish()
+            }
+        }
+
+        /// How a connection lets go of a request that something still holds.
+        enum LettingGo: String, CaseIterable, Sendable {
+            case connectionEnds
+            case nextRequestStarts
+        }
+
+        @Test(
+            "a reader on another thread finds the request's token in every read while its connection lets go of it (the list hands it to the orphans under its lock)",
+            arguments: LettingGo.allCases
+        )
+        func readerDuringHandOff(_ lettingGo: LettingGo) async throws {
+            for _ in 0..<100 {
+                try await withObservedConnection(port: 40_106) { connection in
+                    let request = connection.request()
+                    let response = connection.start(request)
+                    let token = request.cancellation.token
+                    if lettingGo == .nextRequestStarts { connection.answer(request, response) }
+                    let started = Atomic<Bool>(false)
+                    let reading = Task.detached {
+                        started.store(true, ordering: .releasing)
+                        return (0..<500).filter { _ in request.cancellation.token != token }.count
+                    }
+                    // The reader is reading when the connection lets go.
+                    while !started.load(ordering: .acquiring) { await Task.yield() }
+                    switch lettingGo {
+                    case .connectionEnds: _ = try connection.channel.finish()
+                    case .nextRequestStarts: _ = connection.start(connection.request())
+                    }
+                    #expect(await reading.value == 0)
+                    #expect(request.cancellation.token == token)
+                }
             }
         }
 

@@ -58,14 +58,9 @@ final class ClientDisconnectObserver: ChannelInboundHandler, RemovableChannelHan
         ClientConnection.register(connection, for: key)
     }
 
-    /// The connection, if it is registered under `key`: what `ClientConnection.connection(remote:loop:)` would find
-    /// in its table for a request that arrives in this observer's read.
-    func connection(registeredAs key: ClientConnection.Key) -> ClientConnection? {
-        self.key == key ? connection : nil
-    }
-
-    /// The connection, if it is registered under the client address `remote` and the event loop `loop`: the same as
-    /// `connection(registeredAs:)`, without making a key (a copy of the address).
+    /// The connection, if it is registered under the client address `remote` and the event loop `loop`: what
+    /// `ClientConnection.connection(remote:loop:)` would find in its table for a request that arrives in this
+    /// observer's read (compared in place: a key would copy the address).
     func connection(remote: SocketAddress, loop: ObjectIdentifier) -> ClientConnection? {
         guard let key, key.loop == loop, key.remote == remote else { return nil }
         return connection

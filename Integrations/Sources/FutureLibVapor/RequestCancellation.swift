@@ -101,6 +101,17 @@ final class RequestState: Sendable {
     var isFinished: Bool {
         responded.load(ordering: .acquiring)
     }
+
+    /// The state kept for `request` outside an observed connection's list: in `storage`, the request's (an
+    /// unobserved connection, or a request its connection refused), or among the orphans (a request its connection
+    /// let go of while something still held it).
+    static func unlisted(of request: Request, storage: Storage) -> RequestState? {
+        // `contains` looks the key up without Vapor's generic read and cast, which cost more than the rest.
+        if storage.contains(RequestCancellationKey.self), let stored = storage[RequestCancellationKey.self]?.state {
+            return stored
+        }
+        return OrphanedRequests.state(of: request)
+    }
 }
 
 extension Request {
@@ -115,12 +126,9 @@ extension Request {
     public var cancellation: RequestCancellation {
         // An observed connection lists its requests' states, until the next request starts on it or it ends (then
         // the orphans keep those that something still holds); an unobserved one's are in the storage.
-        if let state = ClientConnection.watchedState(of: self) { return RequestCancellation(state: state) }
-        let storage = storage
-        if storage.contains(RequestCancellationKey.self), let stored = storage[RequestCancellationKey.self] {
-            return stored
-        }
-        return RequestCancellation(state: OrphanedRequests.state(of: self))
+        RequestCancellation(
+            state: ClientConnection.watchedState(of: self) ?? RequestState.unlisted(of: self, storage: storage)
+        )
     }
 }
 

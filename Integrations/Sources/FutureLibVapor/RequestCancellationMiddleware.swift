@@ -100,8 +100,14 @@ public struct RequestCancellationMiddleware: Middleware {
         // it (cheaper: a write to the storage takes its lock, copies its dictionary and boxes the value). Outside
         // its connection's read (after an `AsyncMiddleware`, say), a middleware before this one may have started the
         // request on a connection that has ended since: the orphans keep it then.
-        if found?.inRead != true, let outer = Self.startedState(in: request) {
-            return respond(to: request, startedAs: outer, chainingTo: next)
+        // The storage is read once here, and that copy written back below on an unobserved connection.
+        var storage: Storage?
+        if found?.inRead != true {
+            let read = request.storage
+            if let outer = RequestState.unlisted(of: request, storage: read) {
+                return respond(to: request, startedAs: outer, chainingTo: next)
+            }
+            storage = read
         }
         // An observed connection follows the application's shutdown itself (one registration per connection);
         // `shutdown` is linked only when it can be cancelled (it is `.none` by default).
@@ -124,14 +130,17 @@ public struct RequestCancellationMiddleware: Middleware {
                 // The client went away or the application shut down before this request started, or, for a
                 // middleware after the first, while the first ran: the first's state is then in the storage or
                 // among the orphans.
-                if let outer = Self.startedState(in: request) {
+                if let outer = RequestState.unlisted(of: request, storage: request.storage) {
                     return respond(to: request, startedAs: outer, chainingTo: next)
                 }
                 request.storage[RequestCancellationKey.self] = RequestCancellation(state: state)
                 stop.cancel(reason: reason)
             }
         } else {
-            request.storage[RequestCancellationKey.self] = RequestCancellation(state: state)
+            // Unobserved: `found` is nil, so the storage was read above.
+            var written = storage ?? request.storage
+            written[RequestCancellationKey.self] = RequestCancellation(state: state)
+            request.storage = written
         }
         stop.cancel(after: deadline, notAfter: state.caller)
         let response = next.respond(to: request)
@@ -171,17 +180,6 @@ extension RequestCancellationMiddleware {
     ) -> EventLoopFuture<Response> {
         if let deadline { RequestCancellation(state: outer).setDeadline(deadline) }
         return next.respond(to: request)
-    }
-
-    /// The state a middleware before this one started, found where a connection that does not list the request
-    /// keeps it: in the request's storage, or among the orphans (the connection ended between the two middlewares).
-    private static func startedState(in request: Request) -> RequestState? {
-        // `contains` looks the key up without Vapor's generic read and cast, which cost more than the rest.
-        let storage = request.storage
-        if storage.contains(RequestCancellationKey.self), let stored = storage[RequestCancellationKey.self]?.state {
-            return stored
-        }
-        return OrphanedRequests.state(of: request)
     }
 
     /// The deadline the caller sent in ``deadlineHeader``, from now, if any valid one.

@@ -152,9 +152,7 @@ private struct ReadCheckMiddleware: Middleware {
 
     func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
         let ownConnection = request.remoteAddress.flatMap { remote in
-            ReadingObserver.current?.connection(
-                registeredAs: ClientConnection.Key(remote: remote, loop: ObjectIdentifier(request.eventLoop))
-            )
+            ReadingObserver.current?.connection(remote: remote, loop: ObjectIdentifier(request.eventLoop))
         }
         if ownConnection == nil { outsideRead.withLockedValue { $0 += 1 } }
         return next.respond(to: request)

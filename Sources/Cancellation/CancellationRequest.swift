@@ -41,7 +41,9 @@ public final class CancellationRequest: Sendable {
     public init() {}
 
     deinit {
-        core.requestReleased()
+        // Without a retain of its own: `core` is alive until this `deinit` returns (InstructionCheck
+        // `request-released`).
+        Unmanaged.passUnretained(core)._withUnsafeGuaranteedRef { $0.requestReleased() }
     }
 
     /// The token to hand to the work that this request can cancel.

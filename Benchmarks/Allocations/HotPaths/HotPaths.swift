@@ -135,6 +135,18 @@ public let hotPaths: [HotPath] = [
         }
     },
     HotPath(
+        key: "request-released",
+        operations: 20_000,
+        description:
+            "a request, its token read, released uncancelled with nothing registered (per request: a server's "
+            + "request whose client stayed)"
+    ) { count in
+        for _ in 0..<count {
+            let request = CancellationRequest()
+            if !request.token.canBeCancelled { sink(-1) }
+        }
+    },
+    HotPath(
         key: "request-with-handlers",
         operations: 5_000,
         description: "a request, 10 handlers registered, cancel() (per request)"

@@ -391,7 +391,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         guard !isCancellationRequested else { return }  // cancelling let go of the timer and links
         let remains = state.withLock { state in
             let remains = state.requestReleased()
-            if remains != nil { abandoned.store(true, ordering: .relaxed) }
+            if state.isAbandoned { abandoned.store(true, ordering: .relaxed) }
             return remains
         }
         // Consumed, not bound: a copy left here would release the handlers after `release` returned,
@@ -405,7 +405,7 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         guard !isCancellationRequested else { return }  // cancelling removes the links: the common case
         let remains = state.withLock { state in
             let remains = state.linkReleased()
-            if remains != nil { abandoned.store(true, ordering: .relaxed) }
+            if state.isAbandoned { abandoned.store(true, ordering: .relaxed) }
             return remains
         }
         // Consumed, not bound: a copy left here would release the handlers after `release` returned,

@@ -270,8 +270,15 @@ struct CancellationState {
         var attachments: Attachments?
     }
 
+    /// Whether nothing can cancel the request any more and it was not cancelled.
+    var isAbandoned: Bool {
+        if case .abandoned = phase { return true }
+        return false
+    }
+
     /// The `CancellationRequest` object was deallocated. Without a pending timer or a source link
-    /// nothing can cancel the request any more: it is abandoned, and what it held is returned.
+    /// nothing can cancel the request any more: it is abandoned (``isAbandoned``), and what it held
+    /// is returned, if anything.
     mutating func requestReleased() -> Remains? {
         guard case .active = phase else { return nil }
         guard let attachments else { return abandon() }  // the common case: a plain request
@@ -286,8 +293,15 @@ struct CancellationState {
         return attachments.isRequestReleased && !attachments.canCancel ? abandon() : nil
     }
 
-    private mutating func abandon() -> Remains {
+    /// Abandons the request; returns what it held, or nil when it holds nothing to release.
+    ///
+    /// Most requests are released holding nothing (no handler stored now, no timer or links, no
+    /// stripes): they move no `Remains` out of the lock, which costs a copy of the list and its
+    /// outlined destruction (InstructionCheck `request-released`). An empty list's slab, if it has one,
+    /// is freed with the core.
+    private mutating func abandon() -> Remains? {
         phase = .abandoned
+        guard !handlers.isEmpty || attachments != nil || isStriped else { return nil }
         return takeRemains()
     }
 

@@ -130,12 +130,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // C: the thread-local that FutureLibVapor's reading observer lives in (Swift cannot name one).
+        .target(name: "FutureLibVaporReadingSlot"),
         // Vapor's server with a client-disconnect observer on each connection, and a token per request.
         .target(
             name: "FutureLibVapor",
             dependencies: [
                 "FutureLibServiceLifecycle",
                 "FutureLibHTTPDeadline",
+                "FutureLibVaporReadingSlot",
                 .product(name: "Cancellation", package: "FutureLib"),
                 vapor,
                 nioCore,

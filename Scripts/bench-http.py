@@ -13,7 +13,7 @@ Three comparisons, each between two release-built servers on 127.0.0.1 (Integrat
                middleware and with the request context's own token alone (no middleware)
   vapor        Vapor, the same
   vapor-aa, hummingbird-aa (only when asked for) the plain server against itself: what the method reads when
-               nothing differs
+               nothing differs; vapor-aaaa the same with four sides
   vapor-parts (only when asked for) Vapor plain, on the observing server, with a middleware that only calls
                `next`, one that answers through a promise of its own, one that makes a CancellationRequest and
                checks for the deadline header, the token route on Vapor's own server, and the token route
@@ -84,6 +84,14 @@ COMPARISONS = {
     "vapor-aa": (
         ("plain", "VaporCostServer", ["plain"]),
         ("plain again", "VaporCostServer", ["plain"]),
+    ),
+    # The same with four sides, as many as `vapor` has with BENCH_HTTP_BEFORE: whether a side's place in the run
+    # moves what it reads.
+    "vapor-aaaa": (
+        ("plain", "VaporCostServer", ["plain"]),
+        ("plain 2", "VaporCostServer", ["plain"]),
+        ("plain 3", "VaporCostServer", ["plain"]),
+        ("plain 4", "VaporCostServer", ["plain"]),
     ),
     "hummingbird-aa": (
         ("plain", "HummingbirdCostServer", ["plain"]),

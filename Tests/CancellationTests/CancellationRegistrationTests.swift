@@ -334,6 +334,22 @@ struct CancellationRegistrationTests {
         #expect(cancelledAtCall.value == 0)
     }
 
+    @Test func `a request released with its handlers all unregistered frees its slab at once, while a token lives`() {
+        let notified = Counter()
+        let token: CancellationToken
+        do {
+            let request = CancellationRequest()
+            token = request.token
+            let registrations = (0..<3).map { _ in token.onCancelOrRelease { notified.increment() } }
+            for registration in registrations { #expect(registration.unregister()) }
+            #expect(token.registrationCount == 0)
+            #expect(token.hasHandlerSlab, "three handlers at once take the slab")
+        }
+        #expect(!token.canBeCancelled)
+        #expect(!token.hasHandlerSlab, "the abandoned request let go of its slab")
+        #expect(notified.value == 0, "unregistered handlers are not notified of the release")
+    }
+
     @Test(arguments: [[1], [0, 3], [1, 3, 4], [0, 1, 2, 3, 4]])
     func `slots freed by unregister, in the request or in the slab, are reused and cancel runs the rest newest first`(
         removed: [Int]

@@ -586,6 +586,11 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         state.withLock { $0.registrationCount } + (cachedStripes?.takeUnretainedValue().registrationCount ?? 0)
     }
 
+    /// Whether the handler list has a slab: for the test that an abandoned request frees it.
+    var hasHandlerSlab: Bool {
+        state.withLock { $0.hasHandlerSlab }
+    }
+
     /// The state as debug descriptions show it, read in one critical section (O(n)).
     var debugSnapshot: CancellationDebugSnapshot {
         let striped = cachedStripes?.takeUnretainedValue().registrationCount ?? 0

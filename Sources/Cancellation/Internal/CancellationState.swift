@@ -75,6 +75,9 @@ struct CancellationState {
     /// How many handlers are stored: O(n), for tests only.
     var registrationCount: Int { handlers.countStored() }
 
+    /// Whether the handler list has a slab, for tests only.
+    var hasHandlerSlab: Bool { handlers.hasSlab }
+
     /// What can still cancel the request besides its object, for debug descriptions only.
     var attachmentFlags: (hasTimer: Bool, isLinked: Bool, isRequestReleased: Bool) {
         (attachments?.timer != nil, attachments?.isLinked ?? false, attachments?.isRequestReleased ?? false)
@@ -295,13 +298,13 @@ struct CancellationState {
 
     /// Abandons the request; returns what it held, or nil when it holds nothing to release.
     ///
-    /// Most requests are released holding nothing (no handler stored now, no timer or links, no
-    /// stripes): they move no `Remains` out of the lock, which costs a copy of the list and its
-    /// outlined destruction (InstructionCheck `request-released`). An empty list's slab, if it has one,
-    /// is freed with the core.
+    /// Most requests are released holding nothing (no handler stored now, no slab, no timer or links,
+    /// no stripes): they move no `Remains` out of the lock, which costs a copy of the list and its
+    /// outlined destruction (InstructionCheck `request-released`). An empty list's slab is moved out
+    /// too, so that it is freed now, not when the last token goes.
     private mutating func abandon() -> Remains? {
         phase = .abandoned
-        guard !handlers.isEmpty || attachments != nil || isStriped else { return nil }
+        guard !handlers.isEmpty || handlers.hasSlab || attachments != nil || isStriped else { return nil }
         return takeRemains()
     }
 

@@ -20,6 +20,11 @@ extension CancellationToken {
         core?.holdingLockForTesting(body)
     }
 
+    /// Whether the request's own handler list has a slab (it held more than two handlers at once).
+    package var hasHandlerSlab: Bool {
+        core?.hasHandlerSlab ?? false
+    }
+
     /// Whether the request has per-processor stripes (see ``stripeRegistrations()``).
     package var isStriped: Bool {
         core?.isStriped ?? false

@@ -172,6 +172,9 @@ struct RegistrationList {
     /// Whether no handler is stored: O(1).
     var isEmpty: Bool { newest == Self.nil32 }
 
+    /// Whether the list has a slab (it held more than two handlers at once): an empty list may still have one.
+    var hasSlab: Bool { buffer != nil }
+
     /// How many handlers are stored, counted by walking the list: O(n), for tests only.
     func countStored() -> Int {
         var count = 0

@@ -2,10 +2,11 @@
 #define FUTURELIB_VAPOR_READING_SLOT_H
 
 /// The client-disconnect observer whose read the current thread is passing down its connection's
-/// pipeline (FutureLibVapor's `ReadingObserver`), or NULL: read and written in a few instructions,
-/// where a `pthread_getspecific`/`pthread_setspecific` pair costs a call each, three times a request
-/// (`make bench-http-instructions`). Unretained: the observer's `channelRead` is on the stack
-/// while it is set.
+/// pipeline (FutureLibVapor's `ReadingObserver`), or NULL: in an executable on Linux, read and
+/// written in a few instructions, where `pthread_getspecific`/`pthread_setspecific` cost a call
+/// each, three times a request (`make bench-http-instructions`); in a shared library, or on Darwin,
+/// through the platform's thread-local accessor, still no dearer than those. Unretained: the
+/// observer's `channelRead` is on the stack while it is set.
 ///
 /// The accessors are `static inline`, so Swift inlines them; Swift cannot name a C thread-local
 /// variable itself.

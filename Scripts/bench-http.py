@@ -14,6 +14,7 @@ Three comparisons, each between two release-built servers on 127.0.0.1 (Integrat
   vapor        Vapor, the same
   vapor-aa, hummingbird-aa (only when asked for) the plain server against itself: what the method reads when
                nothing differs; vapor-aaaa the same with four sides
+  vapor-defaults (only when asked for) Vapor plain against the token route with the middleware's defaults, alone
   vapor-parts (only when asked for) Vapor plain, on the observing server, with a middleware that only calls
                `next`, one that answers through a promise of its own, one that makes a CancellationRequest and
                checks for the deadline header, the token route on Vapor's own server, and the token route
@@ -84,6 +85,12 @@ COMPARISONS = {
     "vapor-aa": (
         ("plain", "VaporCostServer", ["plain"]),
         ("plain again", "VaporCostServer", ["plain"]),
+    ),
+    # Not in the default set: plain against the middleware's defaults alone, two sides (a four-side run reads its first
+    # side about 1.5 % low: `vapor-aaaa`).
+    "vapor-defaults": (
+        ("plain", "VaporCostServer", ["plain"]),
+        ("token, middleware's defaults", "VaporCostServer", ["default"]),
     ),
     # The same with four sides, as many as `vapor` has with BENCH_HTTP_BEFORE: whether a side's place in the run
     # moves what it reads.

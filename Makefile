@@ -24,9 +24,11 @@ test: ## Build, compile every ```swift block of the docs, check the public API, 
 
 # The test targets see `package` symbols; a client does not. Type-checking the contract's shape
 # files (Documentation/Guarantees.md) alone, without -package-name, proves they compile against the public interface.
-# What a client compiler needs besides the Swift modules: the module map of the package's C target
-# (`FutureLibThreadLocal`, which `FutureLib` imports), where SwiftPM writes it, as a client package's build does.
-CLIENT_MODULES = -I .build/debug/Modules -Xcc -fmodule-map-file=.build/debug/FutureLibThreadLocal.build/module.modulemap
+# What a client compiler needs besides the Swift modules: the module maps of the package's C targets
+# (`FutureLibThreadLocal`, which `FutureLib` imports, and `FutureLibReferenceCount`, which `Cancellation` imports),
+# where SwiftPM writes them, as a client package's build does.
+CLIENT_MODULES = -I .build/debug/Modules -Xcc -fmodule-map-file=.build/debug/FutureLibThreadLocal.build/module.modulemap \
+	-Xcc -fmodule-map-file=.build/debug/FutureLibReferenceCount.build/module.modulemap
 API_CHECK_FILES = Tests/CancellationTests/CancellationShapesTests.swift Tests/FutureLibTests/FutureShapesTests.swift
 api-check: ## Type-check the contract's shape tests (Guarantees.md), the combinators the tests enumerate and the attack suite as a client package would: public symbols only (after a debug build)
 	for file in $(API_CHECK_FILES); do \
@@ -37,10 +39,11 @@ api-check: ## Type-check the contract's shape tests (Guarantees.md), the combina
 	$(SWIFTC) -typecheck -swift-version 6 -warnings-as-errors $(CLIENT_MODULES) Tests/AttackTests/*.swift
 	@echo "api-check: $(words $(API_CHECK_FILES)) files, TestCombinators and the attack suite type-check against the public interface"
 	@# The layers (Guarantees.md): Cancellation and the helpers it is built from import only the standard
-	@# library, Synchronization, Dispatch and the C library; FutureLib no Foundation; the root package no package.
+	@# library, Synchronization, Dispatch, the C library and the package's C header FutureLibReferenceCount;
+	@# FutureLib no Foundation; the root package no package.
 	@if grep -rhE --include='*.swift' '^(@_exported )?(public |package )?import ' Sources/Cancellation Sources/FutureLibConcurrencyHelpers \
-		| grep -vE 'import (FutureLibConcurrencyHelpers|Synchronization|Dispatch|Glibc|Musl|Darwin|WinSDK)( |$$)'; then \
-		echo "api-check: Cancellation imports only the standard library, Synchronization and Dispatch"; exit 1; fi
+		| grep -vE 'import (FutureLibConcurrencyHelpers|FutureLibReferenceCount|Synchronization|Dispatch|Glibc|Musl|Darwin|WinSDK)( |$$)'; then \
+		echo "api-check: Cancellation imports only the standard library, Synchronization, Dispatch and FutureLibReferenceCount"; exit 1; fi
 	@if grep -rlE --include='*.swift' '^(@_exported )?(public |package )?import Foundation' Sources/FutureLib; then \
 		echo "api-check: FutureLib imports no Foundation"; exit 1; fi
 	@if grep -qE '^    dependencies:' Package.swift; then echo "api-check: the root package has no package dependencies"; exit 1; fi

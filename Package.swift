@@ -31,7 +31,14 @@ let package = Package(
         // One C thread-local pointer, for the per-thread state of `FutureLib`'s hot path (C, because
         // Swift has no thread-local storage of its own); not a product.
         .target(name: "FutureLibThreadLocal"),
-        .target(name: "Cancellation", dependencies: ["FutureLibConcurrencyHelpers"], swiftSettings: swiftSettings),
+        // The Swift runtime's uniqueness test on a borrowed reference (C, because Swift code may not
+        // name the runtime's symbols), for `CancellationRequest.isReusable`; not a product.
+        .target(name: "FutureLibReferenceCount"),
+        .target(
+            name: "Cancellation",
+            dependencies: ["FutureLibConcurrencyHelpers", "FutureLibReferenceCount"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "FutureLib",
             dependencies: ["Cancellation", "FutureLibConcurrencyHelpers", "FutureLibThreadLocal"],

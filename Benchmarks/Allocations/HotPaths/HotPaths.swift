@@ -147,6 +147,26 @@ public let hotPaths: [HotPath] = [
         }
     },
     HotPath(
+        key: "request-reused",
+        operations: 20_000,
+        description:
+            "a spare request checked with isReusable and reused, its token read and dropped (per request: a "
+            + "server that keeps the last request of a connection for the next one)"
+    ) { count in
+        var spare: CancellationRequest? = CancellationRequest()
+        for _ in 0..<count {
+            let request: CancellationRequest
+            if let reused = spare.take(), reused.isReusable {
+                request = reused
+            } else {
+                sink(-1)
+                request = CancellationRequest()
+            }
+            if !request.token.canBeCancelled { sink(-1) }
+            spare = request
+        }
+    },
+    HotPath(
         key: "request-with-handlers",
         operations: 5_000,
         description: "a request, 10 handlers registered, cancel() (per request)"

@@ -580,6 +580,13 @@ final class CancellationCore: RegistrationOwner, @unchecked Sendable {
         return registration(appended)
     }
 
+    /// Whether the core is as new: active, with no handler, stripes, timer or links. (Whether
+    /// anything else holds it is the caller's question: ``CancellationRequest/isReusable``.)
+    var isPristine: Bool {
+        guard flags.load(ordering: .acquiring) == 0, !abandoned.load(ordering: .relaxed) else { return false }
+        return state.withLock { $0.isPristine }
+    }
+
     /// How many handlers are stored on this core right now (O(n)): for the tests that check that
     /// nothing is left behind on a long-lived source.
     var registrationCount: Int {

@@ -273,6 +273,14 @@ struct CancellationState {
         var attachments: Attachments?
     }
 
+    /// Active, with nothing stored: no handler (stored or running), no stripes, no timer or links.
+    /// What a new request's state is, apart from the handler list's capacity and the count of
+    /// contended registrations (which only decides when stripes are installed).
+    var isPristine: Bool {
+        guard case .active = phase, case .none = extra else { return false }
+        return handlers.isEmpty && running == nil && !isStriped
+    }
+
     /// Whether nothing can cancel the request any more and it was not cancelled.
     var isAbandoned: Bool {
         if case .abandoned = phase { return true }

@@ -15,6 +15,9 @@ final class ClientDisconnectObserver: ChannelInboundHandler, RemovableChannelHan
 
     private let connection = ClientConnection()
     private var key: ClientConnection.Key?
+    /// The state of an earlier request of this connection that nothing holds any more, kept for the next request
+    /// that starts within this observer's read (``spareState()``, ``keepSpare(from:)``).
+    private var spare: RequestState?
 
     func handlerAdded(context: ChannelHandlerContext) {
         register(context: context)
@@ -66,6 +69,18 @@ final class ClientDisconnectObserver: ChannelInboundHandler, RemovableChannelHan
         return connection
     }
 
+    /// A state to reuse for a request that starts within this observer's read, if an earlier request left one.
+    func spareState() -> RequestState? {
+        defer { spare = nil }
+        return spare
+    }
+
+    /// Keeps the state of a request that left the connection's list, if it can serve the next request as a new one.
+    func keepSpare(from removed: inout ClientConnection.Removed) {
+        guard spare == nil else { return }
+        spare = removed.takeReusableState()
+    }
+
     /// What ``RequestCancellationMiddleware`` keeps of `request`, if this observer's connection watches it.
     func watchedState(of request: Request) -> RequestState? {
         connection.state(of: request)
@@ -103,9 +118,9 @@ extension ClientDisconnectObserver: Sendable {}
 /// read finds it there.
 final class ClientConnection: Sendable {
     /// A request the middleware started on this connection, and its state.
-    private struct Watched {
+    struct Watched {
         var request: Request
-        let state: RequestState
+        var state: RequestState
 
         /// Its response is ready: the client's leaving no longer cancels it.
         var isFinished: Bool { state.isFinished }
@@ -145,7 +160,7 @@ final class ClientConnection: Sendable {
 
     /// The requests `State.remove(where:)` took out, for their release outside the lock: most often one (the
     /// request before on a keep-alive connection), which takes no array.
-    private struct Removed {
+    struct Removed {
         private var first: Watched?
         private var others: [Watched] = []
         /// What the orphans' adoptions let go of.
@@ -157,6 +172,16 @@ final class ClientConnection: Sendable {
 
         mutating func release(_ dropped: OrphanedRequests.Dropped) {
             self.dropped.append(dropped)
+        }
+
+        /// The state of the first request removed, if nothing else holds it, its request is reusable
+        /// (`CancellationRequest.isReusable`) and it had no caller's deadline; the request itself stays.
+        mutating func takeReusableState() -> RequestState? {
+            guard var watched = first else { return nil }
+            first = nil
+            defer { first = watched }
+            guard isKnownUniquelyReferenced(&watched.state), watched.state.isReusable else { return nil }
+            return watched.state
         }
 
         /// The requests whose responses were not ready.
@@ -187,13 +212,14 @@ final class ClientConnection: Sendable {
     func watch(
         _ request: Request,
         as requestState: RequestState,
-        shutdown: () -> CancellationToken
+        shutdown: () -> CancellationToken,
+        sparesTo reading: ClientDisconnectObserver?
     ) -> Watch {
         enum Outcome {
             case watch(Watch)
             case follow
         }
-        let (outcome, finished): (Outcome, Removed) = state.withLockedValue { state in
+        var (outcome, finished): (Outcome, Removed) = state.withLockedValue { state in
             if let started = state.requests.first(where: { $0.request === request }) {
                 return (.watch(.started(started.state)), Removed())
             }
@@ -205,7 +231,7 @@ final class ClientConnection: Sendable {
             state.followsShutdown = true
             return (.follow, finished)
         }
-        _ = finished
+        reading?.keepSpare(from: &finished)
         switch outcome {
         case .watch(let watch):
             return watch
@@ -314,20 +340,23 @@ final class ClientConnection: Sendable {
         return nil
     }
 
-    /// The connection a request arrived on, found by its client address and event loop, and whether the current
-    /// thread is in that connection's read (where Vapor runs most middleware chains).
-    static func lookUp(remote: SocketAddress?, loop: any EventLoop) -> (connection: ClientConnection, inRead: Bool)? {
+    /// The connection a request arrived on, found by its client address and event loop, and that connection's
+    /// observer if the current thread is in its read (where Vapor runs most middleware chains).
+    static func lookUp(
+        remote: SocketAddress?,
+        loop: any EventLoop
+    ) -> (connection: ClientConnection, reading: ClientDisconnectObserver?)? {
         guard let remote else { return nil }
         // Most requests arrive in their connection's read, on this thread: its observer answers without the table's
         // lock and hash. Another connection's read (a pipelined request delivered later) has another key.
         if let reading = ReadingObserver.current,
             let connection = reading.connection(remote: remote, loop: ObjectIdentifier(loop))
         {
-            return (connection, true)
+            return (connection, reading)
         }
         let key = Key(remote: remote, loop: ObjectIdentifier(loop))
         guard let connection = connections.withLockedValue({ $0[key]?.last }) else { return nil }
-        return (connection, false)
+        return (connection, nil)
     }
 
     /// The connection a request arrived on, found by its client address and event loop.

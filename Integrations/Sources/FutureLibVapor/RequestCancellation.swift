@@ -56,7 +56,7 @@ public struct RequestCancellation: Sendable {
     /// The request's token fires at the earlier of this and the route's deadline; read what is left of both with
     /// `request.cancellation.token.timeRemaining`.
     public var callerDeadline: CancellationDeadline? {
-        state?.caller
+        state?.caller?.deadline
     }
 
     /// Sets the request's deadline to `delay` from now, replacing an earlier one (the last call wins), but never
@@ -82,11 +82,14 @@ public struct RequestCancellation: Sendable {
 final class RequestState: Sendable {
     let request: CancellationRequest
     let connection: ClientConnection?
-    let caller: CancellationDeadline?
+    /// The caller's deadline, boxed: most requests have none, and a `nil` reference costs nothing to store or
+    /// release, where an optional `CancellationDeadline` (a clock in an existential) takes a value witness call
+    /// (`make bench-http-instructions`).
+    let caller: BoxedDeadline?
     // An atomic, not the connection's lock: the response's callback sets it on every request.
     private let responded = Atomic<Bool>(false)
 
-    init(request: CancellationRequest, connection: ClientConnection?, caller: CancellationDeadline?) {
+    init(request: CancellationRequest, connection: ClientConnection?, caller: BoxedDeadline?) {
         self.request = request
         self.connection = connection
         self.caller = caller
@@ -95,6 +98,20 @@ final class RequestState: Sendable {
     /// The route's response is ready: the client's leaving no longer cancels the request.
     func finished() {
         responded.store(true, ordering: .releasing)
+    }
+
+    /// Whether the state can serve its connection's next request as a new one: its request is reusable
+    /// (`CancellationRequest.isReusable`: no token of it is left, no timer, no links) and there was no caller's
+    /// deadline. Asked by the holder of the only reference to the state.
+    var isReusable: Bool {
+        // Read here, not through the state by the caller: a caller that reads `state.request` holds a reference of
+        // its own for the call, and the request is then never the only one.
+        caller == nil && request.isReusable
+    }
+
+    /// Readies the state for its connection's next request: its caller holds the only reference to it.
+    func reuse() {
+        responded.store(false, ordering: .relaxed)
     }
 
     /// Whether the route's response is ready.
@@ -111,6 +128,15 @@ final class RequestState: Sendable {
             return stored
         }
         return OrphanedRequests.state(of: request)
+    }
+}
+
+/// A caller's deadline, as ``RequestState`` keeps it.
+final class BoxedDeadline: Sendable {
+    let deadline: CancellationDeadline
+
+    init(_ deadline: CancellationDeadline) {
+        self.deadline = deadline
     }
 }
 

@@ -47,7 +47,8 @@ public import Vapor
 /// - Used twice (an application-wide one and a route group's), the inner one only sets its deadline.
 /// - It adds no task of its own: the route runs as it would without it. A request without a deadline (none here,
 ///   none from a route group, none in its header) on an observed connection and with no `shutdown` token arms no timer and registers nothing
-///   outside its connection (which follows the shutdown once for all its requests).
+///   outside its connection (which follows the shutdown once for all its requests); within its connection's read, it
+///   reuses what the connection's last request but one left, when nothing holds that request's token any more.
 public struct RequestCancellationMiddleware: Middleware {
     /// The deadline of each request, from when the middleware starts it; `nil` for none.
     public let deadline: Duration?
@@ -102,7 +103,8 @@ public struct RequestCancellationMiddleware: Middleware {
         // request on a connection that has ended since: the orphans keep it then.
         // The storage is read once here, and that copy written back below on an unobserved connection.
         var storage: Storage?
-        if found?.inRead != true {
+        let reading = found?.reading
+        if reading == nil {
             let read = request.storage
             if let outer = RequestState.unlisted(of: request, storage: read) {
                 return respond(to: request, startedAs: outer, chainingTo: next)
@@ -111,17 +113,33 @@ public struct RequestCancellationMiddleware: Middleware {
         }
         // An observed connection follows the application's shutdown itself (one registration per connection);
         // `shutdown` is linked only when it can be cancelled (it is `.none` by default).
-        let stop: CancellationRequest
-        if connection == nil {
-            stop = CancellationRequest(linkedTo: [request.application.requestShutdown.token, shutdown])
-        } else if shutdown.canBeCancelled {
-            stop = CancellationRequest(linkedTo: [shutdown])
+        let caller = callerDeadline(of: request)
+        let state: RequestState
+        if let reading, caller == nil, !shutdown.canBeCancelled, let spare = reading.spareState() {
+            // In its connection's read, a request with nothing linked and no caller's deadline takes the state an
+            // earlier request of the connection left with nothing holding it: no allocation, no release.
+            spare.reuse()
+            state = spare
         } else {
-            stop = CancellationRequest()
+            let stop: CancellationRequest
+            if connection == nil {
+                stop = CancellationRequest(linkedTo: [request.application.requestShutdown.token, shutdown])
+            } else if shutdown.canBeCancelled {
+                stop = CancellationRequest(linkedTo: [shutdown])
+            } else {
+                stop = CancellationRequest()
+            }
+            state = RequestState(request: stop, connection: connection, caller: caller)
         }
-        let state = RequestState(request: stop, connection: connection, caller: callerDeadline(of: request))
+        let stop = state.request
         if let connection {
-            switch connection.watch(request, as: state, shutdown: { request.application.requestShutdown.token }) {
+            let watch = connection.watch(
+                request,
+                as: state,
+                shutdown: { request.application.requestShutdown.token },
+                sparesTo: reading
+            )
+            switch watch {
             case .watching:
                 break
             case .started(let outer):
@@ -142,7 +160,13 @@ public struct RequestCancellationMiddleware: Middleware {
             written[RequestCancellationKey.self] = RequestCancellation(state: state)
             request.storage = written
         }
-        stop.cancel(after: deadline, notAfter: state.caller)
+        // The caller's deadline only when there is one: an optional `CancellationDeadline` made for nothing still
+        // costs its destruction through the clock existential's value witnesses.
+        if let caller = state.caller {
+            stop.cancel(after: deadline, notAfter: caller.deadline)
+        } else if let deadline {
+            stop.cancel(after: deadline)
+        }
         let response = next.respond(to: request)
         guard respondsToCancellation else {
             guard connection != nil else { return response }
@@ -183,9 +207,11 @@ extension RequestCancellationMiddleware {
     }
 
     /// The deadline the caller sent in ``deadlineHeader``, from now, if any valid one.
-    private func callerDeadline(of request: Request) -> CancellationDeadline? {
-        guard let deadlineHeader, request.headers.contains(name: deadlineHeader.name) else { return nil }
-        return deadlineHeader.callerDeadline(in: request.headers[deadlineHeader.name])
+    private func callerDeadline(of request: Request) -> BoxedDeadline? {
+        guard let deadlineHeader else { return nil }
+        let values = request.headers.values(ofField: deadlineHeader.name)
+        guard !values.isEmpty, let deadline = deadlineHeader.callerDeadline(in: values) else { return nil }
+        return BoxedDeadline(deadline)
     }
 }
 

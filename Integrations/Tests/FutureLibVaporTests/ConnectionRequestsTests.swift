@@ -57,6 +57,62 @@ extension VaporApplicationTests {
         }
 
         @Test(
+            "a request whose token something still holds leaves its state to nobody: the next request gets a token of its own, and the client's leaving then cancels only the request in flight"
+        )
+        func heldTokenIsNotReused() async throws {
+            try await withObservedConnection(port: 40_107) { connection in
+                let kept: CancellationToken
+                do {
+                    let first = connection.request()
+                    let response = connection.start(first)
+                    kept = first.cancellation.token
+                    connection.answer(first, response)
+                }
+                let second = connection.request()
+                _ = connection.start(second)
+                let secondToken = second.cancellation.token
+                #expect(secondToken != kept)
+                _ = try connection.channel.finish()
+                #expect(secondToken.cancellationReason is ClientDisconnectedError)
+                #expect(!kept.isCancellationRequested, "the first request was answered before the client left")
+            }
+        }
+
+        @Test(
+            "the next request takes the state of an answered one that nothing holds (optimized builds: a debug build's copies keep every state from reuse), and the state serves it as a new one"
+        )
+        func answeredStateIsReused() async throws {
+            try await withObservedConnection(port: 40_108) { connection in
+                var firstState: ObjectIdentifier?
+                do {
+                    let first = connection.request()
+                    let response = connection.start(first)
+                    firstState = first.cancellation.state.map(ObjectIdentifier.init)
+                    #expect(!first.cancellation.token.isCancellationRequested)
+                    connection.answer(first, response)
+                }
+                // The second request's start lets the first go and keeps its state; the third takes it.
+                let secondState: ObjectIdentifier?
+                do {
+                    let second = connection.request()
+                    let response = connection.start(second)
+                    secondState = second.cancellation.state.map(ObjectIdentifier.init)
+                    connection.answer(second, response)
+                }
+                let third = connection.request()
+                _ = connection.start(third)
+                #expect(secondState != firstState, "the first state is spare while the second request runs")
+                #if !DEBUG
+                #expect(third.cancellation.state.map(ObjectIdentifier.init) == firstState)
+                #endif
+                let token = third.cancellation.token
+                #expect(!token.isCancellationRequested)
+                _ = try connection.channel.finish()
+                #expect(token.cancellationReason is ClientDisconnectedError, "in flight when the client leaves")
+            }
+        }
+
+        @Test(
             "the connection's end cancels the request in flight with ClientDisconnectedError, and its token stays readable among the orphans"
         )
         func connectionEndCancelsAndKeepsTheTokenReadable() async throws {

@@ -29,12 +29,15 @@ extension CancellationRequest {
     ///   reference, and the request's tokens and registrations are all gone: then nothing can
     ///   observe the request, and nothing can until the caller hands out its token again. A weak or
     ///   unowned reference to the request, kept elsewhere, could load it again: keep none.
-    /// - It errs only toward `false`, which is always safe to act on: a reference the compiler
-    ///   keeps for the call counts as a second one. A request read through another object's
-    ///   property can get `false` in a debug build for that reason; one taken out into a local
-    ///   constant, as above, gets `true` in any build.
+    /// - It reads the reference counts as they are: a reference the compiler keeps for the call
+    ///   counts (so a request read through another object's property can get `false` in a debug
+    ///   build; one taken out into a local constant, as above, gets `true` in any build), and a
+    ///   second reference that the caller's own function holds in a local may count as none in an
+    ///   optimized build, where the compiler can borrow it instead of retaining it. The references
+    ///   it guards against are those kept elsewhere: in objects, closures, collections, tasks.
     /// - A reused request is the same object: its tokens compare equal to the tokens handed out
-    ///   before. Nothing can compare them, since none of those is left.
+    ///   before. Nothing can compare them, since none of those is left. Its handler list keeps its
+    ///   capacity.
     public var isReusable: Bool {
         futurelib_is_only_strong_reference(Unmanaged.passUnretained(self).toOpaque())
             && futurelib_is_only_strong_reference(Unmanaged.passUnretained(core).toOpaque())

@@ -81,6 +81,12 @@ final class ClientDisconnectObserver: ChannelInboundHandler, RemovableChannelHan
         spare = removed.takeReusableState()
     }
 
+    /// Takes back a spare that ``spareState()`` gave to a request that did not need it (a middleware after the
+    /// first, which found the request started).
+    func returnSpare(_ state: RequestState) {
+        if spare == nil { spare = state }
+    }
+
     /// What ``RequestCancellationMiddleware`` keeps of `request`, if this observer's connection watches it.
     func watchedState(of request: Request) -> RequestState? {
         connection.state(of: request)
@@ -175,7 +181,8 @@ final class ClientConnection: Sendable {
         }
 
         /// The state of the first request removed, if nothing else holds it, its request is reusable
-        /// (`CancellationRequest.isReusable`) and it had no caller's deadline; the request itself stays.
+        /// (`CancellationRequest.isReusable`) and it had no caller's deadline. The entry stays, for its request's
+        /// release outside the lock: it still names the state, so read nothing of it after this (not `inFlight`).
         mutating func takeReusableState() -> RequestState? {
             guard var watched = first else { return nil }
             first = nil

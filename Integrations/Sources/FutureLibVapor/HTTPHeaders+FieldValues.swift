@@ -1,8 +1,8 @@
 import NIOHTTP1
 
 extension HTTPHeaders {
-    /// The values of the fields named `name` (ASCII letters compared without case, as NIO's `contains(name:)`
-    /// and `subscript(name:)` do), in their order; empty when there is none.
+    /// The values of the fields named `name` (ASCII letters compared without case, every other byte as it is), in
+    /// their order; empty when there is none.
     ///
     /// ```swift
     /// let headers: HTTPHeaders = ["Host": "example.com", "connect-timeout-ms": "250"]
@@ -15,8 +15,17 @@ extension HTTPHeaders {
         let length = name.utf8.count
         var values: [String] = []
         for (field, value) in self where field.utf8.count == length {
-            if field.utf8.elementsEqual(name.utf8, by: { $0 & 0xdf == $1 & 0xdf }) { values.append(value) }
+            if field.utf8.elementsEqual(name.utf8, by: { $0.asciiLowercased == $1.asciiLowercased }) {
+                values.append(value)
+            }
         }
         return values
+    }
+}
+
+extension UInt8 {
+    /// The byte with an ASCII capital letter made small; every other byte as it is.
+    fileprivate var asciiLowercased: UInt8 {
+        (0x41...0x5A).contains(self) ? self | 0x20 : self
     }
 }

@@ -115,11 +115,13 @@ public struct RequestCancellationMiddleware: Middleware {
         // `shutdown` is linked only when it can be cancelled (it is `.none` by default).
         let caller = callerDeadline(of: request)
         let state: RequestState
+        var isSpare = false
         if let reading, caller == nil, !shutdown.canBeCancelled, let spare = reading.spareState() {
             // In its connection's read, a request with nothing linked and no caller's deadline takes the state an
             // earlier request of the connection left with nothing holding it: no allocation, no release.
             spare.reuse()
             state = spare
+            isSpare = true
         } else {
             let stop: CancellationRequest
             if connection == nil {
@@ -143,6 +145,7 @@ public struct RequestCancellationMiddleware: Middleware {
             case .watching:
                 break
             case .started(let outer):
+                if isSpare { reading?.returnSpare(state) }
                 return respond(to: request, startedAs: outer, chainingTo: next)
             case .refused(let reason):
                 // The client went away or the application shut down before this request started, or, for a

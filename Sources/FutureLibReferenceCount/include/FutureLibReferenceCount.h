@@ -4,8 +4,8 @@
 #include <stdbool.h>
 
 /// The Swift runtime function behind `isKnownUniquelyReferenced(_:)`: whether a native Swift object
-/// has exactly one strong reference. Part of the runtime's stable ABI, a C function; Swift code may
-/// not name it itself (the compiler reserves the runtime's symbols).
+/// has exactly one strong reference. Part of the runtime's stable ABI, a C function; Swift code that
+/// names it (`@_silgen_name`) gets a warning that this will become an error.
 extern bool swift_isUniquelyReferenced_nonNull_native(const void *_Nonnull object);
 
 /// Whether `object` (a native Swift object's address, borrowed: no reference is taken) has exactly
